@@ -1,0 +1,71 @@
+package io.cyclium.config;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Every {@code cyclium.*} property, read once at boot and validated. Nothing else in the runtime
+ * reads MicroProfile Config directly, so a value that is out of range cannot surface half-way
+ * through a run.
+ *
+ * @param nodeIdentity           explicit node identity, if configured
+ * @param mode                   initial node mode
+ * @param stackSlug              logical cluster this node belongs to (null: single-stack default)
+ * @param env                    independent world inside a shared database (null: the unset env)
+ * @param migrateSchema          whether Flyway applies sql/&lt;vendor&gt; at boot
+ * @param demoEnabled            whether the demo actors start
+ * @param workClaimsEnabled      whether episode tasks take leases (false: passthrough)
+ * @param leaseSeconds           work-claim lease length
+ * @param heartbeatMinTickMs     lower bound for the heartbeat interval (lease/3 must not go below)
+ * @param recoveryInitialDelay   first recovery sweep after boot
+ * @param recoveryInterval       time between sweeps
+ * @param staleAfter             journal quiet time after which a running episode is an orphan
+ * @param triggerPollInterval    trigger-request poll interval
+ * @param triggerPollExpireAfter age after which a pending trigger request expires
+ * @param triggerPollBatchSize   requests read per poll
+ * @param triggerPollSourceEnv   env the poller serves (null: the node's own)
+ * @param triggerPollSourceStack stack the poller serves (null: any)
+ * @param shutdownGrace          how long the drain waits for tasks to stop
+ * @param jitterMaxMs            upper bound of the random delay before an episode insert
+ * @param maxConcurrentDefault   default per-actor, per-node concurrency
+ * @param adminPassword          console admin password, if configured (never logged)
+ */
+public record CycliumConfig(
+        Optional<String> nodeIdentity,
+        NodeMode mode,
+        String stackSlug,
+        String env,
+        boolean migrateSchema,
+        boolean demoEnabled,
+        boolean workClaimsEnabled,
+        int leaseSeconds,
+        long heartbeatMinTickMs,
+        Duration recoveryInitialDelay,
+        Duration recoveryInterval,
+        Duration staleAfter,
+        Duration triggerPollInterval,
+        Duration triggerPollExpireAfter,
+        int triggerPollBatchSize,
+        String triggerPollSourceEnv,
+        String triggerPollSourceStack,
+        Duration shutdownGrace,
+        int jitterMaxMs,
+        int maxConcurrentDefault,
+        Optional<String> adminPassword) {
+
+    /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
+    public Duration heartbeatInterval() {
+        return Duration.ofMillis(leaseSeconds * 1000L / 3);
+    }
+
+    @Override
+    public String toString() {
+        // adminPassword is deliberately left out.
+        return "CycliumConfig[nodeIdentity=" + nodeIdentity.orElse("(minted)") + ", mode=" + mode.wireName()
+                + ", stackSlug=" + stackSlug + ", env=" + env + ", migrateSchema=" + migrateSchema
+                + ", demoEnabled=" + demoEnabled + ", workClaimsEnabled=" + workClaimsEnabled
+                + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
+                + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
+                + ", shutdownGrace=" + shutdownGrace + "]";
+    }
+}

@@ -1,0 +1,179 @@
+package io.cyclium.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Turns raw properties into a {@link CycliumConfig}, collecting every problem before failing so
+ * the operator sees all of them at once. Each message names the property, the value and what is
+ * allowed.
+ */
+public final class CycliumConfigReader {
+
+    public static final String NODE_IDENTITY = "cyclium.node-identity";
+    public static final String MODE = "cyclium.mode";
+    public static final String STACK_SLUG = "cyclium.stack-slug";
+    public static final String ENV = "cyclium.env";
+    public static final String SCHEMA_MIGRATE = "cyclium.schema.migrate";
+    public static final String DEMO_ENABLED = "cyclium.demo.enabled";
+    public static final String CLAIMS_ENABLED = "cyclium.work-claims.enabled";
+    public static final String LEASE_SECONDS = "cyclium.work-claims.lease-seconds";
+    public static final String HEARTBEAT_MIN_TICK_MS = "cyclium.work-claims.heartbeat-min-tick-ms";
+    public static final String RECOVERY_INITIAL_DELAY_MS = "cyclium.recovery.initial-delay-ms";
+    public static final String RECOVERY_INTERVAL_MS = "cyclium.recovery.interval-ms";
+    public static final String STALE_AFTER_MS = "cyclium.recovery.stale-after-ms";
+    public static final String POLL_INTERVAL_MS = "cyclium.trigger-poll.interval-ms";
+    public static final String POLL_EXPIRE_AFTER_MS = "cyclium.trigger-poll.expire-after-ms";
+    public static final String POLL_BATCH_SIZE = "cyclium.trigger-poll.batch-size";
+    public static final String POLL_SOURCE_ENV = "cyclium.trigger-poll.source-env";
+    public static final String POLL_SOURCE_STACK = "cyclium.trigger-poll.source-stack";
+    public static final String SHUTDOWN_MS = "cyclium.episode.shutdown-ms";
+    public static final String JITTER_MAX_MS = "cyclium.episode.jitter-max-ms";
+    public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
+    public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
+
+    /** Printable identity: letters, digits and . _ : @ - ; no spaces, no control characters. */
+    static final Pattern IDENTITY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,254}");
+    /** Stack slugs and envs end up in keys and URLs: keep them small and plain. */
+    static final Pattern SLUG = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
+
+    private final ConfigSource source;
+    private final List<String> problems = new ArrayList<>();
+
+    private CycliumConfigReader(ConfigSource source) {
+        this.source = source;
+    }
+
+    public static CycliumConfig read(ConfigSource source) {
+        return new CycliumConfigReader(source).readAll();
+    }
+
+    /** Checks a node identity from any origin (config or a host-provided bean). */
+    public static Optional<String> identityProblem(String origin, String value) {
+        if (value == null || !IDENTITY.matcher(value).matches()) {
+            return Optional.of(origin + " = \"" + printable(value) + "\" is not a valid node identity: allowed are 1-255"
+                    + " characters from letters, digits and . _ : @ - , starting with a letter or digit");
+        }
+        return Optional.empty();
+    }
+
+    private CycliumConfig readAll() {
+        Optional<String> identity = text(NODE_IDENTITY);
+        identity.flatMap(v -> identityProblem(NODE_IDENTITY, v)).ifPresent(problems::add);
+
+        NodeMode mode = NodeMode.FULL;
+        Optional<String> rawMode = text(MODE);
+        if (rawMode.isPresent()) {
+            Optional<NodeMode> parsed = NodeMode.parse(rawMode.get());
+            if (parsed.isEmpty()) {
+                problems.add(MODE + " = \"" + printable(rawMode.get()) + "\" is not a mode: allowed are " + NodeMode.allowed());
+            } else {
+                mode = parsed.get();
+            }
+        }
+        String stack = slug(STACK_SLUG);
+        String env = slug(ENV);
+        boolean migrate = bool(SCHEMA_MIGRATE, true);
+        boolean demo = bool(DEMO_ENABLED, false);
+        boolean claims = bool(CLAIMS_ENABLED, true);
+        int lease = (int) number(LEASE_SECONDS, 120, 3, 86_400, "seconds");
+        long minTick = number(HEARTBEAT_MIN_TICK_MS, 1000, 100, 60_000, "milliseconds");
+        if (lease * 1000L / 3 < minTick && problems.stream().noneMatch(p -> p.startsWith(LEASE_SECONDS))) {
+            problems.add(LEASE_SECONDS + " = " + lease + " gives a heartbeat every " + (lease * 1000L / 3)
+                    + " ms, below " + HEARTBEAT_MIN_TICK_MS + " = " + minTick + " ms: allowed are leases of at least "
+                    + ((minTick * 3 + 999) / 1000) + " seconds");
+        }
+        Duration initialDelay = millis(RECOVERY_INITIAL_DELAY_MS, 120_000, 0, 86_400_000L);
+        Duration interval = millis(RECOVERY_INTERVAL_MS, 30_000, 100, 86_400_000L);
+        Duration stale = millis(STALE_AFTER_MS, 120_000, 1_000, 604_800_000L);
+        Duration pollInterval = millis(POLL_INTERVAL_MS, 5_000, 100, 3_600_000L);
+        Duration pollExpire = millis(POLL_EXPIRE_AFTER_MS, 3_600_000, 1_000, 604_800_000L);
+        int batch = (int) number(POLL_BATCH_SIZE, 10, 1, 1_000, "requests");
+        String pollEnv = slug(POLL_SOURCE_ENV);
+        String pollStack = slug(POLL_SOURCE_STACK);
+        Duration shutdown = millis(SHUTDOWN_MS, 5_000, 0, 600_000L);
+        int jitter = (int) number(JITTER_MAX_MS, 200, 0, 10_000, "milliseconds");
+        int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
+        Optional<String> password = text(ADMIN_PASSWORD);
+        password.filter(p -> p.length() < 8).ifPresent(p ->
+                problems.add(ADMIN_PASSWORD + " is too short (" + p.length() + " characters): allowed are at least 8"));
+
+        if (!problems.isEmpty()) {
+            throw new InvalidConfigurationException(problems);
+        }
+        return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
+                initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
+                shutdown, jitter, maxConcurrent, password);
+    }
+
+    /** Blank counts as unset: an empty environment variable must not become an identity of "". */
+    private Optional<String> text(String property) {
+        return source.get(property).map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    private String slug(String property) {
+        Optional<String> value = text(property);
+        if (value.isPresent() && !SLUG.matcher(value.get()).matches()) {
+            problems.add(property + " = \"" + printable(value.get()) + "\" is not allowed: use 1-64 characters from"
+                    + " a-z, 0-9, _ and -, starting with a letter or digit");
+            return null;
+        }
+        return value.orElse(null);
+    }
+
+    private boolean bool(String property, boolean defaultValue) {
+        Optional<String> value = text(property);
+        if (value.isEmpty()) {
+            return defaultValue;
+        }
+        String v = value.get().toLowerCase(Locale.ROOT);
+        if (v.equals("true") || v.equals("false")) {
+            return Boolean.parseBoolean(v);
+        }
+        problems.add(property + " = \"" + printable(value.get()) + "\" is not a boolean: allowed are true | false");
+        return defaultValue;
+    }
+
+    private long number(String property, long defaultValue, long min, long max, String unit) {
+        Optional<String> value = text(property);
+        if (value.isEmpty()) {
+            return defaultValue;
+        }
+        try {
+            long n = Long.parseLong(value.get());
+            if (n < min || n > max) {
+                problems.add(property + " = " + n + " is out of range: allowed are " + min + " to " + max + " " + unit);
+                return defaultValue;
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            problems.add(property + " = \"" + printable(value.get()) + "\" is not a whole number: allowed are "
+                    + min + " to " + max + " " + unit);
+            return defaultValue;
+        }
+    }
+
+    private Duration millis(String property, long defaultValue, long min, long max) {
+        return Duration.ofMillis(number(property, defaultValue, min, max, "milliseconds"));
+    }
+
+    /** Values are echoed back in messages; keep control characters out of logs. */
+    private static String printable(String value) {
+        if (value == null) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        value.codePoints().limit(100).forEach(c -> {
+            if (Character.isISOControl(c)) {
+                sb.append(String.format("\\u%04x", c));
+            } else {
+                sb.appendCodePoint(c);
+            }
+        });
+        return value.length() > 100 ? sb + "…" : sb.toString();
+    }
+}

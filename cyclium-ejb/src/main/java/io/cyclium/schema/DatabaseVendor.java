@@ -1,0 +1,68 @@
+package io.cyclium.schema;
+
+import java.util.Locale;
+
+/**
+ * The databases Cyclium ships DDL for. The vendor picks the migration folder (sql/&lt;folder&gt;) and
+ * the few SQL fragments that differ between them: all stored times are UTC, and lease arithmetic
+ * is done by the database on its own clock.
+ */
+public enum DatabaseVendor {
+    H2("h2",
+            "CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP(6))",
+            "CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP(6)) + CAST(%s AS INTEGER) * INTERVAL '1' SECOND"),
+    // clock_timestamp(), not CURRENT_TIMESTAMP: the latter is frozen at transaction start.
+    POSTGRESQL("postgresql",
+            "(clock_timestamp() AT TIME ZONE 'UTC')",
+            "(clock_timestamp() AT TIME ZONE 'UTC') + CAST(%s AS INTEGER) * INTERVAL '1' SECOND"),
+    MARIADB("mariadb",
+            "UTC_TIMESTAMP(6)",
+            "UTC_TIMESTAMP(6) + INTERVAL %s SECOND"),
+    SQLSERVER("sqlserver",
+            "SYSUTCDATETIME()",
+            "DATEADD(SECOND, %s, SYSUTCDATETIME())");
+
+    private final String folder;
+    private final String utcNow;
+    private final String utcNowPlusSeconds;
+
+    DatabaseVendor(String folder, String utcNow, String utcNowPlusSeconds) {
+        this.folder = folder;
+        this.utcNow = utcNow;
+        this.utcNowPlusSeconds = utcNowPlusSeconds;
+    }
+
+    /** Folder under sql/ (and classpath db/cyclium/) holding this vendor's migrations. */
+    public String folder() {
+        return folder;
+    }
+
+    /** SQL expression for the database's current UTC time. */
+    public String utcNow() {
+        return utcNow;
+    }
+
+    /** SQL expression for the database's current UTC time plus a bound number of seconds. */
+    public String utcNowPlusSeconds(String parameter) {
+        return String.format(utcNowPlusSeconds, parameter);
+    }
+
+    /** Recognises the vendor from JDBC metadata ({@code DatabaseMetaData#getDatabaseProductName}). */
+    public static DatabaseVendor fromProductName(String productName) {
+        String p = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
+        if (p.contains("h2")) {
+            return H2;
+        }
+        if (p.contains("postgres")) {
+            return POSTGRESQL;
+        }
+        if (p.contains("mariadb") || p.contains("mysql")) {
+            return MARIADB;
+        }
+        if (p.contains("microsoft") || p.contains("sql server")) {
+            return SQLSERVER;
+        }
+        throw new IllegalStateException("Unsupported database \"" + productName
+                + "\": Cyclium ships schemas for H2, PostgreSQL, MariaDB and SQL Server");
+    }
+}

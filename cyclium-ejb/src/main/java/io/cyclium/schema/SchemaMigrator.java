@@ -1,0 +1,79 @@
+package io.cyclium.schema;
+
+import io.cyclium.config.CycliumConfig;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+
+/**
+ * First bean to start: validates the configuration (a bad value fails the deployment here, before
+ * anything runs) and applies sql/&lt;vendor&gt; with Flyway unless {@code cyclium.schema.migrate=false}
+ * (DBA-managed schemas). Everything that touches the database depends on this bean.
+ *
+ * <p>NOT_SUPPORTED: Flyway manages its own transactions; inside a JTA transaction some servers
+ * refuse to let it switch autocommit.
+ */
+@Singleton
+@Startup
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class SchemaMigrator {
+
+    public static final String DATASOURCE = "jdbc/cyclium";
+    private static final Logger LOG = Logger.getLogger(SchemaMigrator.class.getName());
+
+    @Resource(lookup = DATASOURCE)
+    DataSource dataSource;
+
+    @Inject
+    CycliumConfig config;
+
+    private DatabaseVendor vendor;
+
+    @PostConstruct
+    void start() {
+        LOG.info(() -> "Cyclium starting with " + config);
+        this.vendor = detectVendor(dataSource);
+        if (!config.migrateSchema()) {
+            LOG.info(() -> "cyclium.schema.migrate=false: leaving the " + vendor.folder() + " schema to its owners");
+            return;
+        }
+        MigrateResult result = migrate(dataSource, vendor);
+        LOG.info(() -> "Cyclium schema on " + vendor.folder() + " is at version " + result.targetSchemaVersion
+                + " (" + result.migrationsExecuted + " migrations applied now)");
+    }
+
+    /** Applies the vendor's migrations. Shared with tests so they load the very same files. */
+    public static MigrateResult migrate(DataSource dataSource, DatabaseVendor vendor) {
+        return Flyway.configure(SchemaMigrator.class.getClassLoader())
+                .dataSource(dataSource)
+                .locations("classpath:db/cyclium/" + vendor.folder())
+                .table("cyclium_schema_history")
+                .baselineOnMigrate(false)
+                .load()
+                .migrate();
+    }
+
+    public static DatabaseVendor detectVendor(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            return DatabaseVendor.fromProductName(c.getMetaData().getDatabaseProductName());
+        } catch (SQLException e) {
+            LOG.log(Level.SEVERE, "Cannot reach the Cyclium datasource " + DATASOURCE, e);
+            throw new IllegalStateException("Cannot reach the Cyclium datasource " + DATASOURCE + ": " + e.getMessage(), e);
+        }
+    }
+
+    public DatabaseVendor vendor() {
+        return vendor;
+    }
+}
