@@ -112,10 +112,12 @@ CREATE TABLE cyclium_findings (
     expires_at            TIMESTAMP(6),
     archived_at           TIMESTAMP(6),
     -- one row per (finding_key, status, env) among rows that are not superseded; env NULL is the
-    -- unset env and must collide with itself, hence the COALESCE into the generated key.
-    unique_key            VARCHAR(800) GENERATED ALWAYS AS
+    -- unset env and must collide with itself, hence the COALESCE into the generated key. The
+    -- length prefixes keep a '|' inside a key from making two different rows spell the same text.
+    unique_key            VARCHAR(840) GENERATED ALWAYS AS
                           (CASE WHEN status <> 'superseded'
-                                THEN finding_key || '|' || status || '|' || COALESCE(env, '') END)
+                                THEN CHAR_LENGTH(finding_key) || ':' || finding_key || '|'
+                                     || CHAR_LENGTH(status) || ':' || status || '|' || COALESCE(env, '') END)
 );
 CREATE UNIQUE INDEX ux_cyclium_findings_key_status_env ON cyclium_findings (unique_key);
 CREATE INDEX ix_cyclium_findings_status_class ON cyclium_findings (status, finding_class);

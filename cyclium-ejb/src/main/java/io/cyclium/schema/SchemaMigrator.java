@@ -14,6 +14,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
 
 /**
@@ -55,13 +56,15 @@ public class SchemaMigrator {
 
     /** Applies the vendor's migrations. Shared with tests so they load the very same files. */
     public static MigrateResult migrate(DataSource dataSource, DatabaseVendor vendor) {
+        return configure(vendor).dataSource(dataSource).load().migrate();
+    }
+
+    /** Flyway settings for a vendor, without a datasource: tests add theirs and run the same files. */
+    public static FluentConfiguration configure(DatabaseVendor vendor) {
         return Flyway.configure(SchemaMigrator.class.getClassLoader())
-                .dataSource(dataSource)
                 .locations("classpath:db/cyclium/" + vendor.folder())
                 .table("cyclium_schema_history")
-                .baselineOnMigrate(false)
-                .load()
-                .migrate();
+                .baselineOnMigrate(false);
     }
 
     public static DatabaseVendor detectVendor(DataSource dataSource) {

@@ -138,7 +138,8 @@ final class SchemaShape {
         try (ResultSet rs = md.getTables(c.getCatalog(), escape(md, c.getSchema()), "%", new String[] {"TABLE"})) {
             while (rs.next()) {
                 String stored = rs.getString("TABLE_NAME");
-                if (lower(stored).startsWith("cyclium_")) {
+                // Flyway's history table has vendor-specific types of its own; it is not ours to shape.
+                if (lower(stored).startsWith("cyclium_") && !lower(stored).equals("cyclium_schema_history")) {
                     names.put(lower(stored), stored);
                 }
             }

@@ -6,6 +6,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 
+import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.schema.SchemaMigrator;
 import org.flywaydb.core.Flyway;
 
 /**
@@ -147,9 +149,8 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Flyway configured for this database and this vendor's migrations (to inspect or re-run). */
     public Flyway flyway() {
-        return Flyway.configure()
+        return SchemaMigrator.configure(DatabaseVendor.valueOf(vendor.name()))
                 .dataSource(jdbcUrl, user, password)
-                .locations(vendor.migrationLocation())
                 .load();
     }
 

@@ -1,0 +1,124 @@
+package io.cyclium.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CycliumConfigReaderTest {
+
+    private static CycliumConfig read(String... keyValues) {
+        Map<String, String> values = new HashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            values.put(keyValues[i], keyValues[i + 1]);
+        }
+        return CycliumConfigReader.read(p -> Optional.ofNullable(values.get(p)));
+    }
+
+    @Test
+    void defaults_apply_when_nothing_is_configured() {
+        CycliumConfig c = read();
+        assertThat(c.nodeIdentity()).isEmpty();
+        assertThat(c.mode()).isEqualTo(NodeMode.FULL);
+        assertThat(c.stackSlug()).isNull();
+        assertThat(c.env()).isNull();
+        assertThat(c.migrateSchema()).isTrue();
+        assertThat(c.workClaimsEnabled()).isTrue();
+        assertThat(c.leaseSeconds()).isEqualTo(120);
+        assertThat(c.heartbeatInterval()).isEqualTo(Duration.ofSeconds(40));
+        assertThat(c.staleAfter()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.recoveryInitialDelay()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.recoveryInterval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.triggerPollInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.triggerPollExpireAfter()).isEqualTo(Duration.ofHours(1));
+        assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.jitterMaxMs()).isEqualTo(200);
+        assertThat(c.maxConcurrentDefault()).isEqualTo(3);
+    }
+
+    @Test
+    void configured_values_are_read_and_trimmed() {
+        CycliumConfig c = read(
+                "cyclium.node-identity", " node-a.eu-1 ",
+                "cyclium.mode", "TRIGGER-ONLY",
+                "cyclium.stack-slug", "stack_a",
+                "cyclium.env", "rc",
+                "cyclium.work-claims.lease-seconds", "9",
+                "cyclium.recovery.stale-after-ms", "5000",
+                "cyclium.episode.shutdown-ms", "30000");
+        assertThat(c.nodeIdentity()).contains("node-a.eu-1");
+        assertThat(c.mode()).isEqualTo(NodeMode.TRIGGER_ONLY);
+        assertThat(c.stackSlug()).isEqualTo("stack_a");
+        assertThat(c.env()).isEqualTo("rc");
+        assertThat(c.leaseSeconds()).isEqualTo(9);
+        assertThat(c.heartbeatInterval()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.staleAfter()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void a_blank_value_counts_as_unset() {
+        CycliumConfig c = read("cyclium.node-identity", "  ", "cyclium.env", "", "cyclium.mode", " ");
+        assertThat(c.nodeIdentity()).isEmpty();
+        assertThat(c.env()).isNull();
+        assertThat(c.mode()).isEqualTo(NodeMode.FULL);
+    }
+
+    @ParameterizedTest(name = "{0} = \"{1}\" is rejected naming {2}")
+    @CsvSource(delimiter = '|', value = {
+        "cyclium.work-claims.lease-seconds | -5      | cyclium.work-claims.lease-seconds = -5 is out of range: allowed are 3 to 86400 seconds",
+        "cyclium.work-claims.lease-seconds | 2       | cyclium.work-claims.lease-seconds = 2 is out of range: allowed are 3 to 86400 seconds",
+        "cyclium.work-claims.lease-seconds | ten     | cyclium.work-claims.lease-seconds = \"ten\" is not a whole number",
+        "cyclium.mode                      | turbo   | cyclium.mode = \"turbo\" is not a mode: allowed are full | trigger_only | disabled",
+        "cyclium.node-identity             | my node | cyclium.node-identity = \"my node\" is not a valid node identity",
+        "cyclium.node-identity             | -lead   | cyclium.node-identity = \"-lead\" is not a valid node identity",
+        "cyclium.stack-slug                | Stack A | cyclium.stack-slug = \"Stack A\" is not allowed",
+        "cyclium.env                       | prod/eu | cyclium.env = \"prod/eu\" is not allowed",
+        "cyclium.recovery.stale-after-ms   | 10      | cyclium.recovery.stale-after-ms = 10 is out of range: allowed are 1000 to",
+        "cyclium.trigger-poll.interval-ms  | 0       | cyclium.trigger-poll.interval-ms = 0 is out of range",
+        "cyclium.episode.shutdown-ms       | -1      | cyclium.episode.shutdown-ms = -1 is out of range",
+        "cyclium.schema.migrate            | yes     | cyclium.schema.migrate = \"yes\" is not a boolean: allowed are true | false",
+        "cyclium.console.admin-password    | short   | cyclium.console.admin-password is too short (5 characters)",
+    })
+    void a_bad_value_fails_with_a_message_naming_property_value_and_range(String property, String value, String message) {
+        assertThatThrownBy(() -> read(property, value))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void a_lease_whose_heartbeat_would_tick_below_the_minimum_is_rejected() {
+        assertThatThrownBy(() -> read("cyclium.work-claims.lease-seconds", "4",
+                "cyclium.work-claims.heartbeat-min-tick-ms", "2000"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.work-claims.lease-seconds = 4 gives a heartbeat every 1333 ms")
+                .hasMessageContaining("allowed are leases of at least 6 seconds");
+    }
+
+    @Test
+    void every_problem_is_reported_at_once() {
+        InvalidConfigurationException e = (InvalidConfigurationException) org.assertj.core.api.Assertions.catchThrowable(
+                () -> read("cyclium.mode", "x", "cyclium.work-claims.lease-seconds", "-1", "cyclium.env", "A B"));
+        assertThat(e.problems()).hasSize(3);
+    }
+
+    @Test
+    void control_characters_in_a_bad_value_are_escaped_in_the_message() {
+        assertThatThrownBy(() -> read("cyclium.mode", "full\u001b[31m"))
+                .hasMessageContaining("full\\u001b[31m")
+                .satisfies(t -> assertThat(t.getMessage()).doesNotContain("\u001b"));
+    }
+
+    @Test
+    void the_admin_password_never_appears_in_to_string() {
+        CycliumConfig c = read("cyclium.console.admin-password", "s3cret-value");
+        assertThat(c.adminPassword()).contains("s3cret-value");
+        assertThat(c.toString()).doesNotContain("s3cret-value");
+    }
+}

@@ -1,0 +1,32 @@
+package io.cyclium.it;
+
+import java.io.File;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.importer.ZipImporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+/**
+ * The WAR Payara Micro runs in production (built by the package phase), deployed unchanged, and a
+ * JDBC path from the test JVM into the same H2 file database the node uses (AUTO_SERVER).
+ */
+final class MicroDeployment {
+
+    private MicroDeployment() {
+    }
+
+    static WebArchive productWar() {
+        File war = new File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
+        if (!war.isFile()) {
+            throw new IllegalStateException("Build the WAR first (mvn package): missing " + war.getAbsolutePath());
+        }
+        return ShrinkWrap.create(ZipImporter.class, "cyclium.war").importFrom(war).as(WebArchive.class);
+    }
+
+    static Connection database() throws SQLException {
+        String file = System.getProperty("cyclium.it.h2.file");
+        return DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "arquillian");
+    }
+}
