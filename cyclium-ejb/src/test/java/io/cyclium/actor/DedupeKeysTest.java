@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cyclium.actor.trigger.ScheduleBuckets;
-import jakarta.json.Json;
-import jakarta.json.JsonReader;
+import io.cyclium.actor.trigger.TestJson;
 import jakarta.json.JsonValue;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,9 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DedupeKeysTest {
 
     private static JsonValue json(String text) {
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
-            return reader.readValue();
-        }
+        return TestJson.value(text);
     }
 
     // ---- event --------------------------------------------------------------------------------

@@ -3,9 +3,7 @@ package io.cyclium.actor.trigger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.json.Json;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
-import java.io.StringReader;
 import java.math.BigDecimal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,10 +12,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class CanonicalJsonTest {
 
-    static JsonValue json(String text) {
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
-            return reader.readValue();
-        }
+    private static JsonValue json(String text) {
+        return TestJson.value(text);
     }
 
     // ---- canonical text -----------------------------------------------------------------------
