@@ -30,15 +30,23 @@ import io.cyclium.testing.TestDatabase.Vendor;
 public final class TestDatabases implements AfterAllCallback {
 
     private final Map<Vendor, TestDatabase> open = new EnumMap<>(Vendor.class);
+    private final Map<Vendor, TestJpa> jpa = new EnumMap<>(Vendor.class);
 
     /** This class's database for {@code vendor}, created and migrated on first use. */
     public synchronized TestDatabase get(Vendor vendor) {
         return open.computeIfAbsent(vendor, TestDatabase::create);
     }
 
+    /** JPA (the product's entities, resource-local transactions) over this class's database. */
+    public synchronized TestJpa jpa(Vendor vendor) {
+        return jpa.computeIfAbsent(vendor, v -> new TestJpa(get(v)));
+    }
+
     @Override
     public synchronized void afterAll(ExtensionContext context) {
         List<RuntimeException> failures = new ArrayList<>();
+        jpa.values().forEach(TestJpa::close);
+        jpa.clear();
         for (TestDatabase db : open.values()) {
             try {
                 db.close();
