@@ -1,10 +1,12 @@
 package io.cyclium.store;
 
+import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.function.Function;
 
 /** {@link Tx} on the container's JTA: every call is a new transaction, committed on return. */
@@ -14,11 +16,18 @@ public class JtaTx implements Tx {
     @PersistenceContext(unitName = "cyclium")
     EntityManager em;
 
+    @Resource
+    TransactionSynchronizationRegistry txRegistry;
+
     @Override
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public <T> T inNewTransaction(Function<EntityManager, T> work) {
         T result = work.apply(em);
-        em.flush();
+        // A statement the work caught (a unique violation is a normal answer) may have marked the
+        // transaction rollback-only; it will roll back on return, and flushing it would only throw.
+        if (!txRegistry.getRollbackOnly()) {
+            em.flush();
+        }
         return result;
     }
 }

@@ -44,6 +44,11 @@ public final class TestJpa implements Tx, AutoCloseable {
         try {
             tx.begin();
             T result = work.apply(em);
+            // Same contract as the container: work that caught a failed statement rolls back quietly.
+            if (tx.getRollbackOnly()) {
+                tx.rollback();
+                return result;
+            }
             em.flush();
             tx.commit();
             return result;

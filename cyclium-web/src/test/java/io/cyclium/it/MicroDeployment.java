@@ -25,6 +25,16 @@ final class MicroDeployment {
         return ShrinkWrap.create(ZipImporter.class, "cyclium.war").importFrom(war).as(WebArchive.class);
     }
 
+    /**
+     * The product WAR plus the integration-test actors and this package, for in-container tests
+     * (AssertJ travels along; JUnit and Arquillian are added by the container).
+     */
+    static WebArchive productWarWithTestActors() {
+        WebArchive war = productWar().addPackages(true, "io.cyclium.it");
+        File assertj = new File(org.assertj.core.api.Assertions.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+        return war.addAsLibrary(assertj);
+    }
+
     static Connection database() throws SQLException {
         String file = System.getProperty("cyclium.it.h2.file");
         return DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "arquillian");

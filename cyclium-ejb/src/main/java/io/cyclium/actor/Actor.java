@@ -1,0 +1,40 @@
+package io.cyclium.actor;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a CDI bean as a Cyclium actor. Its {@link Expectation}s say what it watches and which
+ * strategy runs. Declarations are checked when the application deploys: a bad cron, an unknown
+ * strategy or a duplicate id fails the deployment with a message naming actor and expectation.
+ *
+ * <pre>{@code
+ * @ApplicationScoped
+ * @Actor(id = "resource_monitor")
+ * @Expectation(id = "check_limits", strategy = LimitCheck.class,
+ *              events = @OnEvent(type = "resource.updated"), every = "PT1H",
+ *              recovery = RecoveryPolicy.RESTART)
+ * public class ResourceMonitor { }
+ * }</pre>
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+public @interface Actor {
+
+    /** Stable id stored on every episode; letters, digits, '_', '-' and '.'. */
+    String id();
+
+    /** Episodes of this actor running at once on one node; 0 = {@code cyclium.episode.max-concurrent-default}. */
+    int maxConcurrentEpisodes() default 0;
+
+    /** What happens to a trigger when every slot is busy. */
+    Overflow overflow() default Overflow.QUEUE;
+
+    /** Stacks this actor runs on; empty = every stack. */
+    String[] stacks() default {};
+
+    /** Free-form revision stamped on episodes (e.g. a version of the actor's logic). */
+    String specRev() default "";
+}

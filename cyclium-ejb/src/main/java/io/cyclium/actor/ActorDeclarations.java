@@ -1,0 +1,159 @@
+package io.cyclium.actor;
+
+import io.cyclium.actor.trigger.CronSchedule;
+import io.cyclium.actor.trigger.InvalidCronException;
+import io.cyclium.actor.trigger.PayloadFilter;
+import io.cyclium.actor.trigger.ScheduleBuckets;
+import io.cyclium.episode.Budget;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Reads {@link Actor}/{@link Expectation} annotations into validated definitions. Every problem
+ * found is reported with the class, actor and expectation it belongs to, so a deployment that
+ * fails here says exactly what to fix.
+ */
+public final class ActorDeclarations {
+
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+
+    private ActorDeclarations() {
+    }
+
+    /** Validates one actor class; collects problems into {@code problems} and returns what it could read. */
+    public static Optional<ActorDefinition> read(Class<?> beanClass, List<String> problems) {
+        Actor actor = beanClass.getAnnotation(Actor.class);
+        if (actor == null) {
+            problems.add(beanClass.getName() + ": not annotated with @Actor");
+            return Optional.empty();
+        }
+        String where = "actor \"" + actor.id() + "\" (" + beanClass.getName() + ")";
+        int before = problems.size();
+        if (!ID.matcher(actor.id()).matches()) {
+            problems.add(where + ": id is not allowed: use 1-128 of letters, digits, '_', '-', '.', starting with a letter or digit");
+        }
+        if (actor.maxConcurrentEpisodes() < 0) {
+            problems.add(where + ": maxConcurrentEpisodes = " + actor.maxConcurrentEpisodes() + " must be 0 (node default) or more");
+        }
+        Expectation[] declared = beanClass.getAnnotationsByType(Expectation.class);
+        if (declared.length == 0) {
+            problems.add(where + ": declares no @Expectation");
+        }
+        List<ExpectationDefinition> expectations = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Expectation e : declared) {
+            String at = where + ", expectation \"" + e.id() + "\"";
+            if (!seen.add(e.id())) {
+                problems.add(at + ": duplicate expectation id");
+                continue;
+            }
+            expectation(actor.id(), e, at, problems).ifPresent(expectations::add);
+        }
+        if (problems.size() > before) {
+            return Optional.empty();
+        }
+        return Optional.of(new ActorDefinition(actor.id(), beanClass, actor.maxConcurrentEpisodes(), actor.overflow(),
+                new LinkedHashSet<>(Arrays.asList(actor.stacks())), actor.specRev().isBlank() ? null : actor.specRev(),
+                List.copyOf(expectations)));
+    }
+
+    /** Validates a set of actor classes together (ids must be unique across them). */
+    public static List<ActorDefinition> readAll(Iterable<Class<?>> classes, List<String> problems) {
+        List<ActorDefinition> out = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        for (Class<?> c : classes) {
+            read(c, problems).ifPresent(def -> {
+                if (!ids.add(def.id())) {
+                    problems.add("actor \"" + def.id() + "\" (" + c.getName() + "): duplicate actor id");
+                } else {
+                    out.add(def);
+                }
+            });
+        }
+        return out;
+    }
+
+    private static Optional<ExpectationDefinition> expectation(String actorId, Expectation e, String at, List<String> problems) {
+        int before = problems.size();
+        if (!ID.matcher(e.id()).matches()) {
+            problems.add(at + ": id is not allowed: use 1-128 of letters, digits, '_', '-', '.', starting with a letter or digit");
+        }
+        if (e.strategy().isInterface() || java.lang.reflect.Modifier.isAbstract(e.strategy().getModifiers())) {
+            problems.add(at + ": strategy " + e.strategy().getName() + " is not a concrete class");
+        }
+        List<EventTrigger> events = new ArrayList<>();
+        for (OnEvent on : e.events()) {
+            if (on.type().isBlank()) {
+                problems.add(at + ": an @OnEvent has a blank type");
+                continue;
+            }
+            try {
+                events.add(new EventTrigger(on.type(), PayloadFilter.parse(on.filter())));
+            } catch (IllegalArgumentException ex) {
+                problems.add(at + ": event \"" + on.type() + "\" filter: " + ex.getMessage());
+            }
+        }
+        Optional<ScheduleBuckets> every = Optional.empty();
+        if (!e.every().isBlank()) {
+            try {
+                every = Optional.of(ScheduleBuckets.every(Duration.parse(e.every())));
+            } catch (DateTimeParseException ex) {
+                problems.add(at + ": every = \"" + e.every() + "\" is not an ISO-8601 duration such as PT15M, PT1H or P1D");
+            } catch (IllegalArgumentException ex) {
+                problems.add(at + ": every = \"" + e.every() + "\": " + ex.getMessage());
+            }
+        }
+        Optional<CronSchedule> cron = Optional.empty();
+        if (!e.cron().isBlank()) {
+            try {
+                cron = Optional.of(CronSchedule.parse(e.cron()));
+            } catch (InvalidCronException ex) {
+                problems.add(at + ": " + ex.getMessage());
+            }
+        }
+        if (events.isEmpty() && every.isEmpty() && cron.isEmpty() && !e.manual() && e.events().length == 0) {
+            problems.add(at + ": has no trigger (no events, schedule, cron, and manual = false)");
+        }
+        nonNegative(at, "debounceMs", e.debounceMs(), problems);
+        nonNegative(at, "cooldownMs", e.cooldownMs(), problems);
+        nonNegative(at, "findingTtlSeconds", e.findingTtlSeconds(), problems);
+        if (e.maxAttempts() < 1) {
+            problems.add(at + ": maxAttempts = " + e.maxAttempts() + " must be at least 1");
+        }
+        if (e.maxSteps() < 1) {
+            problems.add(at + ": maxSteps = " + e.maxSteps() + " must be at least 1");
+        }
+        if (e.maxWallMs() < 1) {
+            problems.add(at + ": maxWallMs = " + e.maxWallMs() + " must be at least 1");
+        }
+        if (e.circuitBreakerThreshold() < 0) {
+            problems.add(at + ": circuitBreakerThreshold = " + e.circuitBreakerThreshold() + " must be 0 (off) or more");
+        }
+        if (e.circuitBreakerThreshold() > 0 && e.circuitBreakerHalfOpenAfterMs() < 1) {
+            problems.add(at + ": circuitBreakerHalfOpenAfterMs must be at least 1");
+        }
+        if (problems.size() > before) {
+            return Optional.empty();
+        }
+        return Optional.of(new ExpectationDefinition(actorId, e.id(), e.strategy(), List.copyOf(events), every, cron,
+                e.manual(), Duration.ofMillis(e.debounceMs()), Duration.ofMillis(e.cooldownMs()),
+                e.subjectKey().isBlank() ? null : e.subjectKey(), e.recovery(), e.maxAttempts(),
+                new Budget(e.maxSteps(), Duration.ofMillis(e.maxWallMs())), e.circuitBreakerThreshold(),
+                Duration.ofMillis(e.circuitBreakerHalfOpenAfterMs()),
+                e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds())));
+    }
+
+    private static void nonNegative(String at, String name, long value, List<String> problems) {
+        if (value < 0) {
+            problems.add(at + ": " + name + " = " + value + " must be 0 or more");
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.cyclium.actor;
+
+import io.cyclium.claims.ClaimGate;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.config.NodeMode;
+import io.cyclium.episode.ConvergeEffects;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.EpisodeTask;
+import io.cyclium.episode.LocalRunner;
+import io.cyclium.episode.RunControl;
+import io.cyclium.episode.Strategy;
+import io.cyclium.episode.StrategyLookup;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The actors running on this node: builds one {@link ActorRuntime} per discovered actor that may
+ * run here (mode, stacks), routes bus events to them, arms their schedules, and owns the local
+ * runner that executes episodes on the container's ManagedExecutorService.
+ */
+@ApplicationScoped
+public class ActorHost {
+
+    private static final Logger LOG = Logger.getLogger(ActorHost.class.getName());
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    SchemaMigrator schema;
+
+    @Inject
+    ActorDiscovery discovery;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    Telemetry telemetry;
+
+    @Inject
+    ConvergeEffects effects;
+
+    @Inject
+    ClaimGate claims;
+
+    @Inject
+    Event<EpisodeFinished> finishedEvents;
+
+    @Inject
+    @Any
+    Instance<Object> beans;
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    ManagedExecutorService executor;
+
+    @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
+    ManagedScheduledExecutorService timers;
+
+    private final Map<String, ActorRuntime> runtimes = new ConcurrentHashMap<>();
+    private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
+    private final Map<Class<?>, Strategy<?>> strategies = new ConcurrentHashMap<>();
+    private volatile LocalRunner runner;
+    private volatile ScheduledTriggers schedules;
+    private volatile EpisodeStore store;
+
+    /** Builds the runtimes and arms schedules. Called once by {@link ActorBootstrap} after the node row exists. */
+    public synchronized void start() {
+        if (runner != null) {
+            return;
+        }
+        store = new EpisodeStore(schema.vendor());
+        EpisodeTask.Environment env = new EpisodeTask.Environment(tx, store, lookup(), claims, effects,
+                finishedEvents::fire, clock, identity.name(), telemetry);
+        runner = new LocalRunner(env, executor);
+        schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
+        for (ActorDefinition def : discovery.definitions()) {
+            if (!config.demoEnabled() && def.beanClass().getName().startsWith("io.cyclium.demo.")) {
+                notRunningWhy.put(def.id(), "demo actors are off (cyclium.demo.enabled=false)");
+                continue;
+            }
+            if (config.mode() == NodeMode.DISABLED) {
+                notRunningWhy.put(def.id(), "node mode is disabled");
+                continue;
+            }
+            if (!def.runsOnStack(config.stackSlug())) {
+                notRunningWhy.put(def.id(), "declared for stacks " + def.stacks() + ", this node is stack "
+                        + (config.stackSlug() == null ? "(unset)" : config.stackSlug()));
+                continue;
+            }
+            int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
+            ActorRuntime rt = new ActorRuntime(def, slots, runner, timers, clock, telemetry, identity.name(),
+                    config.stackSlug(), config.env(), config.jitterMaxMs());
+            runtimes.put(def.id(), rt);
+        }
+        runtimes.values().forEach(schedules::arm);
+        LOG.info(() -> "Cyclium node " + identity.name() + " runs actors " + runtimes.keySet()
+                + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));
+    }
+
+    /** Stops triggers (schedules, debounce, new fires). Running tasks are the drainer's business. */
+    public synchronized void stopTriggers() {
+        if (schedules != null) {
+            schedules.stop();
+        }
+        runtimes.values().forEach(ActorRuntime::stopAccepting);
+    }
+
+    private StrategyLookup lookup() {
+        return new StrategyLookup() {
+            @Override
+            public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
+                return discovery.definitions().stream().filter(a -> a.id().equals(actorId)).findFirst()
+                        .flatMap(a -> a.expectation(expectationId));
+            }
+
+            @Override
+            public Strategy<?> strategy(ExpectationDefinition expectation) {
+                // Strategies hold no per-episode state (it lives in S), so one instance serves all.
+                return strategies.computeIfAbsent(expectation.strategy(), c -> (Strategy<?>) beans.select(c).get());
+            }
+        };
+    }
+
+    /** Routes a bus event to every matching expectation; returns actor → (expectation → dedupe key). */
+    public Map<String, Map<String, String>> publish(CycliumEvent event) {
+        Map<String, Map<String, String>> matched = new LinkedHashMap<>();
+        for (ActorRuntime rt : runtimes.values()) {
+            try {
+                Map<String, String> keys = rt.onEvent(event);
+                if (!keys.isEmpty()) {
+                    matched.put(rt.definition().id(), keys);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Actor " + rt.definition().id() + " could not take event " + event.type(), e);
+                telemetry.count("event_route_failed", "actor", rt.definition().id());
+            }
+        }
+        telemetry.count("event_received", "type", event.type(), "matched", String.valueOf(!matched.isEmpty()));
+        return matched;
+    }
+
+    /** Host code fires {@link CycliumEvent}s as CDI events; they arrive here. */
+    void onBusEvent(@Observes CycliumEvent event) {
+        if (runner != null) {
+            publish(event);
+        }
+    }
+
+    void onFinished(@Observes EpisodeFinished event) {
+        ActorRuntime rt = runtimes.get(event.actorId());
+        if (rt != null) {
+            rt.finished(event);
+        }
+    }
+
+    public Optional<ActorRuntime> runtime(String actorId) {
+        return Optional.ofNullable(runtimes.get(actorId));
+    }
+
+    public Collection<ActorRuntime> runtimes() {
+        return runtimes.values();
+    }
+
+    /** Why a discovered actor does not run on this node (console and status). */
+    public Map<String, String> notRunning() {
+        return Map.copyOf(notRunningWhy);
+    }
+
+    public Optional<ActorDefinition> definition(String actorId) {
+        return discovery.definitions().stream().filter(a -> a.id().equals(actorId)).findFirst();
+    }
+
+    public Collection<ActorDefinition> definitions() {
+        return discovery.definitions();
+    }
+
+    public Optional<RunControl> localControl(String episodeId) {
+        return runner == null ? Optional.empty() : runner.control(episodeId);
+    }
+
+    public Collection<RunControl> localRunning() {
+        return runner == null ? java.util.List.of() : runner.running();
+    }
+
+    public EpisodeStore store() {
+        return store;
+    }
+
+    /** Hands a recovered episode (and the claim recovery took) to its actor; false when the actor is not here. */
+    public boolean recover(String actorId, String episodeId, HeldClaim claim) {
+        ActorRuntime rt = runtimes.get(actorId);
+        if (rt == null) {
+            return false;
+        }
+        rt.recover(episodeId, claim);
+        return true;
+    }
+}

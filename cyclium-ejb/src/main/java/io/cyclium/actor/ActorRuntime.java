@@ -1,0 +1,368 @@
+package io.cyclium.actor;
+
+import io.cyclium.actor.trigger.CanonicalJson;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.episode.Budget;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeRef;
+import io.cyclium.episode.NewEpisode;
+import io.cyclium.episode.RunSnapshot;
+import io.cyclium.episode.TriggerInfo;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One actor on this node: its slots (max concurrent episodes), the FIFO of episodes waiting for a
+ * slot, debounce timers, cooldowns and circuit breakers. This state is per node and in memory;
+ * what must survive a crash is in the database (queued episodes are rows the sweep recovers).
+ *
+ * <p>The cluster-wide guarantee — one episode per trigger — does not come from here: every node's
+ * runtime tries the insert and the unique index on active dedupe keys lets exactly one through.
+ */
+public final class ActorRuntime {
+
+    private static final Logger LOG = Logger.getLogger(ActorRuntime.class.getName());
+
+    /** The side of the runtime that touches the database and the executor. */
+    public interface Launcher {
+        /** Inserts the row; false when the dedupe key is taken. */
+        boolean insert(NewEpisode episode);
+
+        /** Starts a task for the episode on this node. */
+        void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, ActorRuntime owner);
+
+        /** Cancels a queued episode that never started (shed_oldest). */
+        void cancelQueued(String episodeId);
+    }
+
+    private record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
+    }
+
+    private final ActorDefinition definition;
+    private final int maxConcurrent;
+    private final Launcher launcher;
+    private final ScheduledExecutorService timers;
+    private final Clock clock;
+    private final Telemetry telemetry;
+    private final String node;
+    private final String stackSlug;
+    private final String env;
+    private final long jitterMaxMs;
+
+    private final Set<String> active = new LinkedHashSet<>();
+    private final Deque<Pending> queue = new ArrayDeque<>();
+    private int reserved;
+    private volatile boolean accepting = true;
+    private final Map<String, CircuitBreaker> breakers = new HashMap<>();
+    private final Map<String, ScheduledFuture<?>> debounces = new ConcurrentHashMap<>();
+    private final Map<String, Instant> cooldownUntil = new ConcurrentHashMap<>();
+
+    public ActorRuntime(ActorDefinition definition, int maxConcurrent, Launcher launcher, ScheduledExecutorService timers,
+            Clock clock, Telemetry telemetry, String node, String stackSlug, String env, long jitterMaxMs) {
+        this.definition = definition;
+        this.maxConcurrent = maxConcurrent;
+        this.launcher = launcher;
+        this.timers = timers;
+        this.clock = clock;
+        this.telemetry = telemetry;
+        this.node = node;
+        this.stackSlug = stackSlug;
+        this.env = env;
+        this.jitterMaxMs = jitterMaxMs;
+        for (ExpectationDefinition e : definition.expectations()) {
+            if (e.hasBreaker()) {
+                breakers.put(e.id(), new CircuitBreaker(e.breakerThreshold(), e.breakerHalfOpenAfter()));
+            }
+        }
+    }
+
+    public ActorDefinition definition() {
+        return definition;
+    }
+
+    public int maxConcurrent() {
+        return maxConcurrent;
+    }
+
+    // ---- triggers --------------------------------------------------------------------------
+
+    /** Matches an event against this actor's expectations; returns the dedupe keys it will try. */
+    public Map<String, String> onEvent(CycliumEvent event) {
+        Map<String, String> matched = new HashMap<>();
+        for (ExpectationDefinition exp : definition.expectations()) {
+            for (EventTrigger trigger : exp.events()) {
+                if (!trigger.type().equals(event.type()) || !trigger.filter().matches(event.payload())) {
+                    continue;
+                }
+                String key = DedupeKeys.withEnv(DedupeKeys.event(definition.id(), exp.id(), event.id(), event.type(),
+                        event.payload()), env);
+                matched.put(exp.id(), key);
+                acceptEvent(exp, event, key);
+                break;
+            }
+        }
+        return matched;
+    }
+
+    private void acceptEvent(ExpectationDefinition exp, CycliumEvent event, String key) {
+        String subject = exp.id() + "|" + subjectOf(exp, event.payload());
+        if (!exp.cooldown().isZero()) {
+            Instant until = cooldownUntil.get(subject);
+            if (until != null && clock.instant().isBefore(until)) {
+                telemetry.count("trigger_cooled_down", "actor", definition.id(), "expectation", exp.id());
+                return;
+            }
+        }
+        TriggerInfo trigger = new TriggerInfo(TriggerInfo.EVENT, event.type(), event.id(), event.payload(), null);
+        if (!exp.debounce().isZero()) {
+            // Trailing edge: each event re-arms the timer; the last one within the window fires.
+            debounces.compute(subject, (k, previous) -> {
+                if (previous != null) {
+                    previous.cancel(false);
+                }
+                return timers.schedule(() -> {
+                    debounces.remove(k);
+                    fireWithJitter(exp, trigger, key, false);
+                }, exp.debounce().toMillis(), TimeUnit.MILLISECONDS);
+            });
+            return;
+        }
+        fireWithJitter(exp, trigger, key, false);
+    }
+
+    private static String subjectOf(ExpectationDefinition exp, JsonObject payload) {
+        if (exp.subjectKey() == null) {
+            return "";
+        }
+        JsonValue v = payload;
+        for (String part : exp.subjectKey().split("\\.")) {
+            if (!(v instanceof JsonObject o) || !o.containsKey(part)) {
+                return "\u0000none";
+            }
+            v = o.get(part);
+        }
+        return v instanceof JsonString s ? s.getString() : CanonicalJson.canonical(v);
+    }
+
+    /** Fires after a random 0..jitter delay so the fastest node does not win every key. */
+    public void fireWithJitter(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker) {
+        long delay = jitterMaxMs <= 0 ? 0 : java.util.concurrent.ThreadLocalRandom.current().nextLong(jitterMaxMs + 1);
+        timers.schedule(() -> {
+            try {
+                fire(exp, trigger, dedupeKey, bypassBreaker);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Trigger " + trigger.type() + " for " + exp.qualifiedId() + " (key " + dedupeKey
+                        + ") failed; it will fire again on the next trigger", e);
+                telemetry.count("trigger_failed", "actor", definition.id(), "expectation", exp.id());
+            }
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Creates the episode for one trigger and runs or queues it. {@code bypassBreaker} is for
+     * manual starts. Duplicates (key taken) are the normal result on all but one node.
+     */
+    public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker) {
+        return fire(exp, trigger, dedupeKey, bypassBreaker, null, null);
+    }
+
+    public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker,
+            String workflowInstanceId, String workflowStepId) {
+        boolean runNow;
+        synchronized (this) {
+            if (!accepting) {
+                return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
+            }
+            CircuitBreaker breaker = breakers.get(exp.id());
+            if (!bypassBreaker && breaker != null && !breaker.allow(clock.instant())) {
+                telemetry.count("trigger_rejected_by_breaker", "actor", definition.id(), "expectation", exp.id());
+                return new FireResult(FireResult.Kind.REJECTED_BY_BREAKER, null, dedupeKey);
+            }
+            runNow = active.size() + reserved < maxConcurrent;
+            if (!runNow && definition.overflow() == Overflow.DROP) {
+                telemetry.count("episode_dropped", "actor", definition.id(), "expectation", exp.id());
+                return new FireResult(FireResult.Kind.DROPPED, null, dedupeKey);
+            }
+            if (runNow) {
+                reserved++;
+            }
+        }
+        if (!exp.cooldown().isZero() && TriggerInfo.EVENT.equals(trigger.type())) {
+            cooldownUntil.put(exp.id() + "|" + subjectOf(exp, trigger.payload()), clock.instant().plus(exp.cooldown()));
+        }
+        String id = UUID.randomUUID().toString();
+        NewEpisode episode = new NewEpisode(id, definition.id(), exp.id(), definition.specRev(), trigger, dedupeKey,
+                exp.maxAttempts(), exp.budget(), runNow ? node : null, !runNow, stackSlug, env, workflowInstanceId,
+                workflowStepId);
+        boolean inserted;
+        try {
+            inserted = launcher.insert(episode);
+        } catch (RuntimeException e) {
+            release(runNow);
+            throw e;
+        }
+        if (!inserted) {
+            release(runNow);
+            LOG.fine(() -> "Key " + dedupeKey + " is already taken: another node (or an earlier trigger) has it");
+            telemetry.count("episode_deduplicated", "actor", definition.id(), "expectation", exp.id());
+            return new FireResult(FireResult.Kind.DUPLICATE, null, dedupeKey);
+        }
+        telemetry.count("episode_created", "actor", definition.id(), "expectation", exp.id(), "trigger", trigger.type());
+        if (runNow) {
+            synchronized (this) {
+                reserved--;
+                active.add(id);
+            }
+            launcher.start(id, freshSnapshot(episode), false, null, this);
+            return new FireResult(FireResult.Kind.STARTED, id, dedupeKey);
+        }
+        String shed = null;
+        synchronized (this) {
+            if (definition.overflow() == Overflow.SHED_OLDEST) {
+                for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
+                    Pending p = it.next();
+                    if (!p.recovered() && !p.resume()) {
+                        it.remove();
+                        shed = p.episodeId();
+                        break;
+                    }
+                }
+            }
+            queue.addLast(new Pending(id, false, null, false));
+        }
+        if (shed != null) {
+            launcher.cancelQueued(shed);
+            telemetry.count("episode_shed", "actor", definition.id());
+        }
+        drain();
+        return new FireResult(FireResult.Kind.QUEUED, id, dedupeKey);
+    }
+
+    private synchronized void release(boolean reservedSlot) {
+        if (reservedSlot) {
+            reserved--;
+        }
+    }
+
+    private RunSnapshot freshSnapshot(NewEpisode e) {
+        return new RunSnapshot(new EpisodeRef(e.id(), e.actorId(), e.expectationId(), e.dedupeKey(), e.sourceStack(),
+                e.sourceEnv()), "running", e.trigger(), 1, e.maxAttempts(), e.budget(), false, 1, Optional.empty(),
+                Optional.empty(), e.workflowInstanceId(), e.workflowStepId());
+    }
+
+    // ---- restarts ----------------------------------------------------------------------------
+
+    /** Runs a recovered episode (with the claim recovery took) under this actor's slots; never dropped. */
+    public void recover(String episodeId, HeldClaim handedClaim) {
+        enqueue(new Pending(episodeId, true, handedClaim, true));
+    }
+
+    /** Resumes an episode whose approval or wait was resolved. */
+    public void resume(String episodeId) {
+        enqueue(new Pending(episodeId, true, null, true));
+    }
+
+    private void enqueue(Pending p) {
+        synchronized (this) {
+            if (active.contains(p.episodeId()) || queue.stream().anyMatch(q -> q.episodeId().equals(p.episodeId()))) {
+                return;
+            }
+            queue.addLast(p);
+        }
+        drain();
+    }
+
+    /** Removes an episode from the local queue (cancel before it started). */
+    public synchronized boolean dequeue(String episodeId) {
+        return queue.removeIf(p -> p.episodeId().equals(episodeId));
+    }
+
+    /** Called when a task ends, whatever the outcome: frees the slot and starts the next in line. */
+    public void exited(String episodeId) {
+        synchronized (this) {
+            active.remove(episodeId);
+        }
+        drain();
+    }
+
+    private void drain() {
+        while (true) {
+            Pending next;
+            synchronized (this) {
+                if (!accepting || queue.isEmpty() || active.size() + reserved >= maxConcurrent) {
+                    return;
+                }
+                next = queue.pollFirst();
+                active.add(next.episodeId());
+            }
+            try {
+                launcher.start(next.episodeId(), null, next.resume(), next.handedClaim(), this);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
+                synchronized (this) {
+                    active.remove(next.episodeId());
+                }
+            }
+        }
+    }
+
+    /** Updates the breaker from a terminal event of one of this actor's episodes. */
+    public void finished(EpisodeFinished event) {
+        CircuitBreaker breaker = breakers.get(event.expectationId());
+        if (breaker != null) {
+            boolean success = "done".equals(event.status()) || "partially_failed".equals(event.status());
+            breaker.record(success, clock.instant());
+        }
+    }
+
+    /** Stops accepting triggers and cancels pending debounce timers (drain, undeploy). */
+    public void stopAccepting() {
+        accepting = false;
+        debounces.values().forEach(f -> f.cancel(false));
+        debounces.clear();
+    }
+
+    // ---- status for the console and API --------------------------------------------------------
+
+    public synchronized int activeCount() {
+        return active.size();
+    }
+
+    public synchronized int queuedCount() {
+        return queue.size();
+    }
+
+    public String breakerState(String expectationId) {
+        CircuitBreaker b = breakers.get(expectationId);
+        return b == null ? "none" : b.state().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A budget to use when a row carries none (rows from before budgets were stored). */
+    public Optional<Budget> budgetOf(String expectationId) {
+        return definition.expectation(expectationId).map(ExpectationDefinition::budget);
+    }
+
+    Duration jitterMax() {
+        return Duration.ofMillis(jitterMaxMs);
+    }
+}

@@ -1,0 +1,63 @@
+package io.cyclium.actor;
+
+import io.cyclium.episode.Strategy;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** One thing an actor expects to handle: its triggers, the strategy that runs, and its limits. */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Repeatable(Expectations.class)
+public @interface Expectation {
+
+    /** Unique within the actor; letters, digits, '_', '-' and '.'. */
+    String id();
+
+    /** The strategy; must be a CDI bean. */
+    @SuppressWarnings("rawtypes")
+    Class<? extends Strategy> strategy();
+
+    /** Event triggers. */
+    OnEvent[] events() default {};
+
+    /** Interval schedule as an ISO-8601 duration ({@code PT15M}, {@code PT1H}, {@code P1D}); dedupe buckets align to it. */
+    String every() default "";
+
+    /** 5-field cron in UTC, or a macro such as {@code @hourly}. */
+    String cron() default "";
+
+    /** Whether operators and host code may start it by hand. */
+    boolean manual() default true;
+
+    /** Trailing-edge coalescing of events per subject, in milliseconds; 0 = off. */
+    long debounceMs() default 0;
+
+    /** Minimum gap between two fires per subject, in milliseconds; 0 = off. */
+    long cooldownMs() default 0;
+
+    /** Payload field (dotted path) naming the subject for debounce and cooldown; empty = one subject. */
+    String subjectKey() default "";
+
+    RecoveryPolicy recovery() default RecoveryPolicy.FAIL;
+
+    /** Runs of one episode (first run plus restarts) before recovery gives up. */
+    int maxAttempts() default 3;
+
+    /** Strategy turns allowed per run. */
+    int maxSteps() default 50;
+
+    /** Wall time allowed per run, in milliseconds. */
+    long maxWallMs() default 120_000;
+
+    /** Consecutive failed episodes that open the circuit breaker; 0 = no breaker. */
+    int circuitBreakerThreshold() default 0;
+
+    /** How long an open breaker rejects fires before letting one probe through, in milliseconds. */
+    long circuitBreakerHalfOpenAfterMs() default 60_000;
+
+    /** Default time-to-live of findings this expectation raises, in seconds; 0 = none. */
+    long findingTtlSeconds() default 0;
+}

@@ -1,0 +1,245 @@
+package io.cyclium.episode;
+
+import io.cyclium.actor.ActorDefinition;
+import io.cyclium.actor.ActorHost;
+import io.cyclium.actor.ActorRuntime;
+import io.cyclium.actor.DedupeKeys;
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.actor.FireResult;
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.finding.FindingEntity;
+import io.cyclium.finding.FindingView;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.output.OutputEntity;
+import io.cyclium.output.OutputView;
+import io.cyclium.problem.Problem;
+import io.cyclium.store.JsonText;
+import io.cyclium.store.Tx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.TypedQuery;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * What operators and host code do to episodes: start one by hand, cancel, approve or deny a plan,
+ * read one with its journal, list them. Returns views; failures are {@link Problem}s.
+ */
+@ApplicationScoped
+public class EpisodeService {
+
+    public static final int MAX_LIMIT = 500;
+    private static final Pattern ID = Pattern.compile("[0-9a-fA-F-]{36}");
+
+    @Inject
+    ActorHost host;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Event<EpisodeFinished> finished;
+
+    private EpisodeStore store() {
+        return host.store();
+    }
+
+    /** Starts an episode by hand. With an idempotency key, a second start with the same key is a duplicate. */
+    public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey) {
+        if (actorId == null || actorId.isBlank()) {
+            throw Problem.invalid("actor", "actor is required");
+        }
+        if (expectationId == null || expectationId.isBlank()) {
+            throw Problem.invalid("expectation", "expectation is required");
+        }
+        ActorDefinition def = host.definition(actorId)
+                .orElseThrow(() -> Problem.invalid("actor", "no actor \"" + actorId + "\" is deployed"));
+        ExpectationDefinition exp = def.expectation(expectationId)
+                .orElseThrow(() -> Problem.invalid("expectation", "actor \"" + actorId + "\" has no expectation \""
+                        + expectationId + "\""));
+        if (!exp.manual()) {
+            throw Problem.conflict(exp.qualifiedId() + " does not allow manual starts");
+        }
+        ActorRuntime rt = host.runtime(actorId).orElseThrow(() -> Problem.conflict("actor \"" + actorId
+                + "\" does not run on this node: " + host.notRunning().getOrDefault(actorId, "not started")));
+        String key = null;
+        if (idempotencyKey != null && !idempotencyKey.isBlank()) {
+            key = DedupeKeys.withEnv(DedupeKeys.manual(actorId, expectationId, idempotencyKey), config.env());
+        }
+        TriggerInfo trigger = new TriggerInfo(TriggerInfo.MANUAL, null, idempotencyKey, payload, null);
+        return rt.fire(exp, trigger, key, true);
+    }
+
+    public EpisodeDetail detail(String episodeId) {
+        String id = checkId(episodeId);
+        return tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            List<StepView> steps = em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id ORDER BY s.stepNo",
+                    EpisodeStepEntity.class).setParameter("id", id).setMaxResults(2_000).getResultList().stream()
+                    .map(StepView::of).toList();
+            List<CheckpointView> cps = em.createQuery("SELECT c FROM CheckpointEntity c WHERE c.episodeId = :id"
+                    + " ORDER BY c.checkpointNo", CheckpointEntity.class).setParameter("id", id).getResultList().stream()
+                    .map(CheckpointView::of).toList();
+            List<OutputView> outputs = em.createQuery("SELECT o FROM OutputEntity o WHERE o.episodeId = :id ORDER BY o.createdAt",
+                    OutputEntity.class).setParameter("id", id).getResultList().stream().map(OutputView::of).toList();
+            List<FindingView> findings = em.createQuery("SELECT f FROM FindingEntity f WHERE f.raisedByEpisodeId = :id"
+                    + " OR f.clearedByEpisodeId = :id ORDER BY f.updatedAt", FindingEntity.class).setParameter("id", id)
+                    .setMaxResults(500).getResultList().stream().map(FindingView::of).toList();
+            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings);
+        });
+    }
+
+    /** Newest first; every filter is optional; the status must be a known one. */
+    public List<EpisodeView> list(String actorId, String expectationId, String status, int limit) {
+        if (status != null && !status.isBlank() && EpisodeStatus.parse(status).isEmpty()) {
+            throw Problem.invalid("status", "status \"" + status + "\" is not one of running, blocked, done,"
+                    + " partially_failed, failed, canceled");
+        }
+        if (limit < 1) {
+            throw Problem.invalid("limit", "limit must be at least 1, was " + limit);
+        }
+        int capped = Math.min(limit, MAX_LIMIT);
+        return tx.inNewTransaction(em -> {
+            StringBuilder jpql = new StringBuilder("SELECT e FROM EpisodeEntity e WHERE 1 = 1");
+            if (actorId != null && !actorId.isBlank()) {
+                jpql.append(" AND e.actorId = :actor");
+            }
+            if (expectationId != null && !expectationId.isBlank()) {
+                jpql.append(" AND e.expectationId = :exp");
+            }
+            if (status != null && !status.isBlank()) {
+                jpql.append(" AND e.status = :status");
+            }
+            jpql.append(" ORDER BY e.startedAt DESC, e.id DESC");
+            TypedQuery<EpisodeEntity> q = em.createQuery(jpql.toString(), EpisodeEntity.class);
+            if (actorId != null && !actorId.isBlank()) {
+                q.setParameter("actor", actorId);
+            }
+            if (expectationId != null && !expectationId.isBlank()) {
+                q.setParameter("exp", expectationId);
+            }
+            if (status != null && !status.isBlank()) {
+                q.setParameter("status", EpisodeStatus.parse(status).get().wire());
+            }
+            return q.setMaxResults(capped).getResultList().stream().map(EpisodeView::of).toList();
+        });
+    }
+
+    /**
+     * Cancels: a blocked or locally queued episode at once; a running one at its next step
+     * boundary (the flag is stored, and a task on this node is told directly).
+     */
+    public EpisodeView cancel(String episodeId) {
+        String id = checkId(episodeId);
+        EpisodeEntity row = tx.inNewTransaction(em -> store().find(em, id))
+                .orElseThrow(() -> Problem.notFound("no episode " + id));
+        EpisodeStatus status = EpisodeStatus.parse(row.status).orElse(EpisodeStatus.FAILED);
+        if (status.terminal()) {
+            throw Problem.conflict("episode " + id + " is already " + row.status);
+        }
+        if (status == EpisodeStatus.BLOCKED) {
+            cancelIdle(row, false);
+        } else if (host.runtime(row.actorId).map(rt -> rt.dequeue(id)).orElse(false)) {
+            cancelIdle(row, true);
+        } else {
+            tx.inNewTransaction(em -> store().requestCancel(em, id));
+            host.localControl(id).ifPresent(RunControl::requestCancel);
+        }
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    private void cancelIdle(EpisodeEntity row, boolean queuedOnly) {
+        boolean canceled = tx.inNewTransaction(em -> {
+            if (store().cancelIdle(em, row.id, queuedOnly) == 0) {
+                return false;
+            }
+            store().journal(em, row.id, store().nextStepNo(em, row.id), StepKind.EPISODE_FAILED, identity.name(),
+                    Json.createObjectBuilder().add("errorClass", "canceled").add("reason", "operator").build(),
+                    "canceled", null, null);
+            return true;
+        });
+        if (!canceled) {
+            throw Problem.conflict("episode " + row.id + " changed while canceling; read it again");
+        }
+        finished.fire(new EpisodeFinished(row.id, row.actorId, row.expectationId, "canceled", "canceled",
+                row.workflowInstanceId, row.workflowStepId));
+    }
+
+    /** Approves the plan a blocked episode shows; {@code planHash} must be the hash of that plan. */
+    public EpisodeView approve(String episodeId, String planHash) {
+        return resolveApproval(episodeId, planHash, true);
+    }
+
+    /** Denies the plan: the episode ends canceled. */
+    public EpisodeView deny(String episodeId, String planHash) {
+        return resolveApproval(episodeId, planHash, false);
+    }
+
+    private EpisodeView resolveApproval(String episodeId, String planHash, boolean approved) {
+        String id = checkId(episodeId);
+        if (planHash == null || planHash.isBlank()) {
+            throw Problem.invalid("planHash", "planHash is required: the hash of the plan being " + (approved ? "approved" : "denied"));
+        }
+        EpisodeEntity row = tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            if (!EpisodeStatus.BLOCKED.wire().equals(e.status)) {
+                throw Problem.conflict("episode " + id + " is " + e.status + ", not blocked on an approval");
+            }
+            Optional<EpisodeStepEntity> request = latestApprovalRequest(em, id);
+            if (request.isEmpty()) {
+                throw Problem.conflict("episode " + id + " is blocked, but not on an approval");
+            }
+            String expected = JsonText.parseObject(request.get().detail).getString("planHash", "");
+            if (!expected.equals(planHash.trim())) {
+                throw Problem.conflict("planHash does not match the plan awaiting approval (expected " + expected + ")");
+            }
+            if (store().unblock(em, id, approved ? EpisodeStatus.RUNNING : EpisodeStatus.CANCELED,
+                    approved ? identity.name() : null) == 0) {
+                throw Problem.conflict("episode " + id + " was resolved by someone else");
+            }
+            store().journal(em, id, store().nextStepNo(em, id), StepKind.APPROVAL_RESOLVED, identity.name(),
+                    Json.createObjectBuilder().add("approved", approved).add("planHash", planHash.trim()).build(),
+                    null, null, null);
+            return e;
+        });
+        if (approved) {
+            host.runtime(row.actorId).ifPresent(rt -> rt.resume(id));
+        } else {
+            finished.fire(new EpisodeFinished(id, row.actorId, row.expectationId, "canceled", "denied",
+                    row.workflowInstanceId, row.workflowStepId));
+        }
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    private static Optional<EpisodeStepEntity> latestApprovalRequest(EntityManager em, String id) {
+        return em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id AND s.kind = :kind"
+                        + " ORDER BY s.stepNo DESC", EpisodeStepEntity.class)
+                .setParameter("id", id).setParameter("kind", StepKind.APPROVAL_REQUESTED)
+                .setMaxResults(1).getResultList().stream().findFirst();
+    }
+
+    private static String checkId(String episodeId) {
+        if (episodeId == null || !ID.matcher(episodeId).matches()) {
+            throw Problem.notFound("no episode " + (episodeId == null ? "" : episodeId.length() > 64
+                    ? episodeId.substring(0, 64) + "…" : episodeId));
+        }
+        return episodeId;
+    }
+}

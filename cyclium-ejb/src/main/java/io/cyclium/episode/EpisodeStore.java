@@ -1,0 +1,247 @@
+package io.cyclium.episode;
+
+import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.JsonText;
+import io.cyclium.store.UniqueViolation;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Owns the SQL of episodes, their journal and checkpoints. Every status change is a guarded UPDATE
+ * that re-states the status it expects; zero rows means the episode moved on (another node, an
+ * operator, the sweep) and the caller treats that as a normal outcome. Times are the database's
+ * UTC clock.
+ */
+public class EpisodeStore {
+
+    /** Journal details are capped so one chatty observation cannot bloat the table. */
+    static final int MAX_DETAIL_CHARS = 65_536;
+
+    private final DatabaseVendor vendor;
+
+    public EpisodeStore(DatabaseVendor vendor) {
+        this.vendor = vendor;
+    }
+
+    private String now() {
+        return vendor.utcNow();
+    }
+
+    /**
+     * Inserts the episode row. Returns false when the unique index on active dedupe keys refused it:
+     * another node (or an earlier trigger) already holds this key, which is the normal way a
+     * duplicate trigger ends.
+     */
+    public boolean insert(EntityManager em, NewEpisode e) {
+        try {
+            em.createNativeQuery("INSERT INTO cyclium_episodes (id, actor_id, expectation_id, spec_rev, trigger_type,"
+                            + " trigger_ref, dedupe_key, status, mode, attempts, max_attempts, turns_used, budget, run_node,"
+                            + " cancel_requested, workflow_instance_id, workflow_step_id, source_stack, source_env,"
+                            + " queued_at, started_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 'live', 1, ?8, 0,"
+                            + " ?9, ?10, ?11, ?12, ?13, ?14, ?15, " + (e.queued() ? now() : "NULL") + ", " + now() + ", " + now() + ")")
+                    .setParameter(1, e.id())
+                    .setParameter(2, e.actorId())
+                    .setParameter(3, e.expectationId())
+                    .setParameter(4, e.specRev())
+                    .setParameter(5, e.trigger().type())
+                    .setParameter(6, e.trigger().toJson().toString())
+                    .setParameter(7, e.dedupeKey())
+                    .setParameter(8, e.maxAttempts())
+                    .setParameter(9, budgetJson(e.budget()))
+                    .setParameter(10, e.runNode())
+                    .setParameter(11, Boolean.FALSE)
+                    .setParameter(12, e.workflowInstanceId())
+                    .setParameter(13, e.workflowStepId())
+                    .setParameter(14, e.sourceStack())
+                    .setParameter(15, e.sourceEnv())
+                    .executeUpdate();
+            return true;
+        } catch (PersistenceException ex) {
+            if (UniqueViolation.isCause(ex)) {
+                return false;
+            }
+            throw ex;
+        }
+    }
+
+    static String budgetJson(Budget b) {
+        return b == null ? null : "{\"maxSteps\":" + b.maxSteps() + ",\"maxWallMs\":" + b.maxWall().toMillis() + "}";
+    }
+
+    static Budget budgetFrom(String json, Budget fallback) {
+        JsonObject o = JsonText.parseObject(json);
+        if (!o.containsKey("maxSteps")) {
+            return fallback;
+        }
+        return new Budget(o.getInt("maxSteps"), java.time.Duration.ofMillis(o.getJsonNumber("maxWallMs").longValue()));
+    }
+
+    /** Everything a task needs to run (or resume) the episode, in a few reads. */
+    public Optional<RunSnapshot> snapshot(EntityManager em, String episodeId, Budget fallbackBudget) {
+        EpisodeEntity e = em.find(EpisodeEntity.class, episodeId);
+        if (e == null) {
+            return Optional.empty();
+        }
+        Number maxStep = (Number) em.createNativeQuery(
+                        "SELECT COALESCE(MAX(step_no), 0) FROM cyclium_episode_steps WHERE episode_id = ?1")
+                .setParameter(1, episodeId).getSingleResult();
+        List<CheckpointEntity> cps = em.createQuery("SELECT c FROM CheckpointEntity c WHERE c.episodeId = :id"
+                        + " ORDER BY c.checkpointNo DESC", CheckpointEntity.class)
+                .setParameter("id", episodeId).setMaxResults(1).getResultList();
+        Optional<RunSnapshot.SavedCheckpoint> checkpoint = cps.stream().findFirst()
+                .map(c -> new RunSnapshot.SavedCheckpoint(c.checkpointNo, c.phase, c.schemaVersion, c.state));
+        // A resolution counts when the newest approval/wait entry is a "resolved" one.
+        List<EpisodeStepEntity> gates = em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id"
+                        + " AND s.kind IN :kinds ORDER BY s.stepNo DESC", EpisodeStepEntity.class)
+                .setParameter("id", episodeId)
+                .setParameter("kinds", List.of(StepKind.APPROVAL_REQUESTED, StepKind.APPROVAL_RESOLVED,
+                        StepKind.WAIT_STARTED, StepKind.WAIT_RESOLVED, StepKind.RESUMED))
+                .setMaxResults(3).getResultList();
+        Optional<RunSnapshot.Resolution> resolution = Optional.empty();
+        if (gates.size() >= 2) {
+            EpisodeStepEntity newest = gates.get(0);
+            EpisodeStepEntity before = gates.get(1);
+            boolean approval = newest.kind.equals(StepKind.APPROVAL_RESOLVED) && before.kind.equals(StepKind.APPROVAL_REQUESTED);
+            boolean wait = newest.kind.equals(StepKind.WAIT_RESOLVED) && before.kind.equals(StepKind.WAIT_STARTED);
+            if (approval || wait) {
+                resolution = Optional.of(new RunSnapshot.Resolution(newest.kind, JsonText.parseObject(before.detail),
+                        JsonText.parseObject(newest.detail)));
+            }
+        }
+        TriggerInfo trigger = TriggerInfo.fromJson(JsonText.parseObject(e.triggerRef));
+        return Optional.of(new RunSnapshot(new EpisodeRef(e.id, e.actorId, e.expectationId, e.dedupeKey, e.sourceStack,
+                e.sourceEnv), e.status, trigger, e.attempts, e.maxAttempts, budgetFrom(e.budget, fallbackBudget),
+                e.cancelRequested, maxStep.intValue() + 1, checkpoint, resolution, e.workflowInstanceId, e.workflowStepId));
+    }
+
+    /**
+     * Appends a journal entry. The primary key (episode_id, step_no) makes this the single-writer
+     * check: false means another task already wrote this step number, so this one is not the
+     * episode's owner any more.
+     */
+    public boolean journal(EntityManager em, String episodeId, int stepNo, String kind, String node, JsonValue detail,
+            String errorClass, String sideEffectKey, Long costMs) {
+        try {
+            em.createNativeQuery("INSERT INTO cyclium_episode_steps (episode_id, step_no, kind, node_identity, detail,"
+                            + " error_class, side_effect_key, cost_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " + now() + ")")
+                    .setParameter(1, episodeId)
+                    .setParameter(2, stepNo)
+                    .setParameter(3, kind)
+                    .setParameter(4, node)
+                    .setParameter(5, cap(detail))
+                    .setParameter(6, errorClass)
+                    .setParameter(7, sideEffectKey)
+                    .setParameter(8, costMs)
+                    .executeUpdate();
+            return true;
+        } catch (PersistenceException ex) {
+            if (UniqueViolation.isCause(ex)) {
+                return false;
+            }
+            throw ex;
+        }
+    }
+
+    static String cap(JsonValue detail) {
+        if (detail == null || detail == JsonValue.NULL) {
+            return null;
+        }
+        String text = detail.toString();
+        if (text.length() <= MAX_DETAIL_CHARS) {
+            return text;
+        }
+        return jakarta.json.Json.createObjectBuilder()
+                .add("truncated", true)
+                .add("originalChars", text.length())
+                .add("preview", text.substring(0, 4_000))
+                .build().toString();
+    }
+
+    public void checkpoint(EntityManager em, String episodeId, int number, String phase, int version, String state) {
+        em.createNativeQuery("INSERT INTO cyclium_episode_checkpoints (episode_id, checkpoint_no, phase, schema_version,"
+                        + " state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, " + now() + ")")
+                .setParameter(1, episodeId)
+                .setParameter(2, number)
+                .setParameter(3, phase)
+                .setParameter(4, version)
+                .setParameter(5, state)
+                .executeUpdate();
+    }
+
+    /** Marks a queued or recovered episode as running here. 0 rows: it is no longer running. */
+    public int claimRun(EntityManager em, String episodeId, String node) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = NULL, updated_at = " + now()
+                        + " WHERE id = ?2 AND status = 'running'")
+                .setParameter(1, node).setParameter(2, episodeId).executeUpdate();
+    }
+
+    /**
+     * Moves a running episode to a terminal status. Guarded on {@code running}: 0 rows means it was
+     * canceled, recovered or finished by someone else in the meantime.
+     */
+    public int finish(EntityManager em, String episodeId, EpisodeStatus status, int turnsUsed, String summary,
+            String errorClass, String errorDetail) {
+        int n = em.createNativeQuery("UPDATE cyclium_episodes SET status = ?1, turns_used = ?2, summary = ?3, error_class = ?4,"
+                        + " error_detail = ?5, phase = NULL, finished_at = " + now() + ", updated_at = " + now()
+                        + " WHERE id = ?6 AND status = 'running'")
+                .setParameter(1, status.wire())
+                .setParameter(2, turnsUsed)
+                .setParameter(3, summary)
+                .setParameter(4, errorClass)
+                .setParameter(5, errorDetail)
+                .setParameter(6, episodeId)
+                .executeUpdate();
+        if (n == 1 && status == EpisodeStatus.DONE) {
+            // A finished episode never resumes; its checkpoints are dead weight.
+            em.createNativeQuery("DELETE FROM cyclium_episode_checkpoints WHERE episode_id = ?1")
+                    .setParameter(1, episodeId).executeUpdate();
+        }
+        return n;
+    }
+
+    /** running → blocked (approval or wait). 0 rows: no longer running here. */
+    public int block(EntityManager em, String episodeId, int turnsUsed) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'blocked', turns_used = ?1, updated_at = " + now()
+                        + " WHERE id = ?2 AND status = 'running'")
+                .setParameter(1, turnsUsed).setParameter(2, episodeId).executeUpdate();
+    }
+
+    /** blocked → running (approved, wait resolved) or canceled (denied). 0 rows: not blocked any more. */
+    public int unblock(EntityManager em, String episodeId, EpisodeStatus to, String runNode) {
+        boolean terminal = to.terminal();
+        return em.createNativeQuery("UPDATE cyclium_episodes SET status = ?1, run_node = ?2, updated_at = " + now()
+                        + (terminal ? ", finished_at = " + now() + ", error_class = 'denied'" : "")
+                        + " WHERE id = ?3 AND status = 'blocked'")
+                .setParameter(1, to.wire()).setParameter(2, runNode).setParameter(3, episodeId).executeUpdate();
+    }
+
+    /** Flags a running episode for cancel at its next step boundary. */
+    public int requestCancel(EntityManager em, String episodeId) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET cancel_requested = ?1, updated_at = " + now()
+                        + " WHERE id = ?2 AND status = 'running'")
+                .setParameter(1, Boolean.TRUE).setParameter(2, episodeId).executeUpdate();
+    }
+
+    /** Cancels an episode that is not executing (blocked, or queued and never started). */
+    public int cancelIdle(EntityManager em, String episodeId, boolean queuedOnly) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'canceled', error_class = 'canceled', phase = NULL,"
+                        + " finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ?1 AND "
+                        + (queuedOnly ? "status = 'running' AND queued_at IS NOT NULL AND run_node IS NULL" : "status = 'blocked'"))
+                .setParameter(1, episodeId).executeUpdate();
+    }
+
+    /** The next free journal step number (single writer: the current owner). */
+    public int nextStepNo(EntityManager em, String episodeId) {
+        Number n = (Number) em.createNativeQuery("SELECT COALESCE(MAX(step_no), 0) FROM cyclium_episode_steps WHERE episode_id = ?1")
+                .setParameter(1, episodeId).getSingleResult();
+        return n.intValue() + 1;
+    }
+
+    public Optional<EpisodeEntity> find(EntityManager em, String episodeId) {
+        return Optional.ofNullable(em.find(EpisodeEntity.class, episodeId));
+    }
+}

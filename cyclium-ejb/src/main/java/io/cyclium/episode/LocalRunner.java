@@ -1,0 +1,87 @@
+package io.cyclium.episode;
+
+import io.cyclium.actor.ActorRuntime;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.store.Tx;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Runs episodes on this node's executor (the container's ManagedExecutorService) and knows which
+ * ones are running here, so a cancel or a drain can reach them between steps.
+ */
+public final class LocalRunner implements ActorRuntime.Launcher {
+
+    private static final Logger LOG = Logger.getLogger(LocalRunner.class.getName());
+
+    private final EpisodeTask.Environment env;
+    private final ExecutorService executor;
+    private final Map<String, RunControl> running = new ConcurrentHashMap<>();
+
+    public LocalRunner(EpisodeTask.Environment env, ExecutorService executor) {
+        this.env = env;
+        this.executor = executor;
+    }
+
+    public EpisodeTask.Environment environment() {
+        return env;
+    }
+
+    @Override
+    public boolean insert(NewEpisode episode) {
+        return env.tx().inNewTransaction(em -> env.store().insert(em, episode));
+    }
+
+    @Override
+    public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, ActorRuntime owner) {
+        RunControl control = new RunControl(episodeId);
+        if (running.putIfAbsent(episodeId, control) != null) {
+            // Already running here (a duplicate resume): the slot reserved for it is given back.
+            owner.exited(episodeId);
+            return;
+        }
+        Consumer<EpisodeTask.Outcome> onExit = outcome -> {
+            running.remove(episodeId, control);
+            owner.exited(episodeId);
+        };
+        try {
+            executor.submit(new EpisodeTask(env, episodeId, given, resume, handedClaim, control, onExit));
+        } catch (RejectedExecutionException e) {
+            running.remove(episodeId, control);
+            LOG.log(Level.WARNING, "The executor refused episode " + episodeId + " (shutting down?); recovery will restart it", e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void cancelQueued(String episodeId) {
+        Tx tx = env.tx();
+        Optional<EpisodeEntity> row = tx.inNewTransaction(em -> {
+            if (env.store().cancelIdle(em, episodeId, true) == 0) {
+                return Optional.<EpisodeEntity>empty();
+            }
+            int no = env.store().nextStepNo(em, episodeId);
+            env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(),
+                    jakarta.json.Json.createObjectBuilder().add("errorClass", "canceled").add("reason", "shed_oldest").build(),
+                    "canceled", null, null);
+            return env.store().find(em, episodeId);
+        });
+        row.ifPresent(e -> env.finished().accept(new EpisodeFinished(e.id, e.actorId, e.expectationId, "canceled",
+                "canceled", e.workflowInstanceId, e.workflowStepId)));
+    }
+
+    public Optional<RunControl> control(String episodeId) {
+        return Optional.ofNullable(running.get(episodeId));
+    }
+
+    public Collection<RunControl> running() {
+        return running.values();
+    }
+}

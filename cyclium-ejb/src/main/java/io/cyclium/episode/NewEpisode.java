@@ -1,0 +1,24 @@
+package io.cyclium.episode;
+
+import java.util.Objects;
+
+/**
+ * An episode about to be inserted. {@code dedupeKey} null means "no dedupe" (manual starts without
+ * an idempotency id, workflow steps). {@code runNode} is set when this node will run it now;
+ * {@code queued} when it waits for a slot.
+ */
+public record NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
+        String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
+        String sourceEnv, String workflowInstanceId, String workflowStepId) {
+
+    public NewEpisode {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(actorId, "actorId");
+        Objects.requireNonNull(expectationId, "expectationId");
+        Objects.requireNonNull(trigger, "trigger");
+    }
+
+    public EpisodeRef ref() {
+        return new EpisodeRef(id, actorId, expectationId, dedupeKey, sourceStack, sourceEnv);
+    }
+}

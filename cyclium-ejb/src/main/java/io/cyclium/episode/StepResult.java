@@ -1,0 +1,42 @@
+package io.cyclium.episode;
+
+import jakarta.json.JsonValue;
+
+/**
+ * The outcome of a step, handed back to {@link Strategy#onResult}.
+ *
+ * @param kind  observed, observation_failed, checkpointed, output_proposed, approved, wait_resolved
+ * @param name  the observation name, checkpoint phase, output type, or wait reference
+ * @param value the observed value, the approved plan, or what resolved the wait
+ * @param error the failure message when the observation threw
+ */
+public record StepResult(String kind, String name, JsonValue value, String error) {
+
+    public boolean failed() {
+        return error != null;
+    }
+
+    public static StepResult observed(String name, JsonValue value) {
+        return new StepResult("observed", name, value == null ? JsonValue.NULL : value, null);
+    }
+
+    public static StepResult observationFailed(String name, String error) {
+        return new StepResult("observation_failed", name, JsonValue.NULL, error);
+    }
+
+    public static StepResult checkpointed(String phase) {
+        return new StepResult("checkpointed", phase, JsonValue.NULL, null);
+    }
+
+    public static StepResult outputProposed(String type) {
+        return new StepResult("output_proposed", type, JsonValue.NULL, null);
+    }
+
+    public static StepResult approved(JsonValue plan) {
+        return new StepResult("approved", "approval", plan, null);
+    }
+
+    public static StepResult waitResolved(String reference, JsonValue value) {
+        return new StepResult("wait_resolved", reference, value == null ? JsonValue.NULL : value, null);
+    }
+}

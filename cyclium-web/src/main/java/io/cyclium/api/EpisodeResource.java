@@ -1,0 +1,94 @@
+package io.cyclium.api;
+
+import io.cyclium.actor.FireResult;
+import io.cyclium.episode.EpisodeDetail;
+import io.cyclium.episode.EpisodeService;
+import io.cyclium.episode.EpisodeView;
+import io.cyclium.problem.Problem;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+
+/** Episodes: start by hand, list, read with journal, cancel, approve or deny a plan. */
+@Path("episodes")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class EpisodeResource {
+
+    @Inject
+    EpisodeService episodes;
+
+    public record Started(String result, String episodeId, String dedupeKey) {
+    }
+
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    public Response start(String body) {
+        JsonObject o = JsonBodies.object(body);
+        String actor = JsonBodies.requiredName(o, "actor");
+        String expectation = JsonBodies.requiredName(o, "expectation");
+        JsonObject payload = JsonBodies.optionalObject(o, "payload");
+        String idempotencyKey = JsonBodies.optionalString(o, "idempotencyKey");
+        FireResult r = episodes.startManual(actor, expectation, payload, idempotencyKey);
+        Started started = new Started(r.kind().name().toLowerCase(), r.episodeId(), r.dedupeKey());
+        return switch (r.kind()) {
+            case STARTED, QUEUED -> Response.status(Response.Status.CREATED).entity(started).build();
+            case DUPLICATE -> Response.ok(started).build();
+            default -> Response.status(Response.Status.CONFLICT).entity(started).build();
+        };
+    }
+
+    @GET
+    public List<EpisodeView> list(@QueryParam("actor") String actor, @QueryParam("expectation") String expectation,
+            @QueryParam("status") String status, @QueryParam("limit") String limit) {
+        return episodes.list(actor, expectation, status, parseLimit(limit));
+    }
+
+    static int parseLimit(String limit) {
+        if (limit == null || limit.isBlank()) {
+            return 50;
+        }
+        try {
+            return Integer.parseInt(limit.trim());
+        } catch (NumberFormatException e) {
+            throw Problem.invalid("limit", "limit \"" + (limit.length() > 20 ? limit.substring(0, 20) + "…" : limit)
+                    + "\" is not a whole number");
+        }
+    }
+
+    @GET
+    @Path("{id}")
+    public EpisodeDetail get(@PathParam("id") String id) {
+        return episodes.detail(id);
+    }
+
+    @POST
+    @Path("{id}/cancel")
+    public EpisodeView cancel(@PathParam("id") String id) {
+        return episodes.cancel(id);
+    }
+
+    @POST
+    @Path("{id}/approve")
+    @Consumes(MediaType.WILDCARD)
+    public EpisodeView approve(@PathParam("id") String id, String body) {
+        return episodes.approve(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash"));
+    }
+
+    @POST
+    @Path("{id}/deny")
+    @Consumes(MediaType.WILDCARD)
+    public EpisodeView deny(@PathParam("id") String id, String body) {
+        return episodes.deny(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash"));
+    }
+}

@@ -1,0 +1,89 @@
+package io.cyclium.api;
+
+import io.cyclium.problem.Problem;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.util.regex.Pattern;
+
+/**
+ * Reads request bodies ourselves, so every malformed one gets a 400 naming the field at fault
+ * (and nothing is created), instead of a provider's generic error.
+ */
+final class JsonBodies {
+
+    static final int MAX_BODY_CHARS = 262_144;
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}");
+
+    private JsonBodies() {
+    }
+
+    static JsonObject object(String body) {
+        if (body == null || body.isBlank()) {
+            throw Problem.invalid(null, "the request body is empty: a JSON object is expected");
+        }
+        if (body.length() > MAX_BODY_CHARS) {
+            throw Problem.invalid(null, "the request body has " + body.length() + " characters; at most "
+                    + MAX_BODY_CHARS + " are accepted");
+        }
+        JsonValue value;
+        try (JsonReader r = Json.createReader(new StringReader(body))) {
+            value = r.readValue();
+        } catch (JsonException | IllegalStateException e) {
+            throw Problem.invalid(null, "the request body is not valid JSON: " + firstLine(e.getMessage()));
+        }
+        if (!(value instanceof JsonObject o)) {
+            throw Problem.invalid(null, "the request body must be a JSON object, not " + value.getValueType().name().toLowerCase());
+        }
+        return o;
+    }
+
+    static String requiredName(JsonObject o, String field) {
+        String v = optionalString(o, field);
+        if (v == null || v.isBlank()) {
+            throw Problem.invalid(field, "\"" + field + "\" is required");
+        }
+        if (!NAME.matcher(v).matches()) {
+            throw Problem.invalid(field, "\"" + field + "\" must be 1-255 of letters, digits and _ . : -, starting with a"
+                    + " letter or digit");
+        }
+        return v;
+    }
+
+    static String optionalString(JsonObject o, String field) {
+        if (!o.containsKey(field) || o.isNull(field)) {
+            return null;
+        }
+        JsonValue v = o.get(field);
+        if (!(v instanceof JsonString s)) {
+            throw Problem.invalid(field, "\"" + field + "\" must be a string, not " + v.getValueType().name().toLowerCase());
+        }
+        if (s.getString().length() > 255) {
+            throw Problem.invalid(field, "\"" + field + "\" is longer than 255 characters");
+        }
+        return s.getString();
+    }
+
+    static JsonObject optionalObject(JsonObject o, String field) {
+        if (!o.containsKey(field) || o.isNull(field)) {
+            return JsonValue.EMPTY_JSON_OBJECT;
+        }
+        JsonValue v = o.get(field);
+        if (!(v instanceof JsonObject obj)) {
+            throw Problem.invalid(field, "\"" + field + "\" must be a JSON object, not " + v.getValueType().name().toLowerCase());
+        }
+        return obj;
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "unreadable";
+        }
+        int nl = message.indexOf('\n');
+        return nl < 0 ? message : message.substring(0, nl);
+    }
+}

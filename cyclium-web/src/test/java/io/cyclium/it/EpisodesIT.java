@@ -1,0 +1,239 @@
+package io.cyclium.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cyclium.actor.ActorHost;
+import io.cyclium.actor.CycliumEvent;
+import io.cyclium.actor.FireResult;
+import io.cyclium.episode.EpisodeDetail;
+import io.cyclium.episode.EpisodeService;
+import io.cyclium.episode.EpisodeView;
+import io.cyclium.episode.StepView;
+import io.cyclium.finding.Findings;
+import io.cyclium.finding.FindingView;
+import io.cyclium.it.actors.CountingAdapter;
+import io.cyclium.it.actors.ItStrategies;
+import io.cyclium.problem.Problem;
+import io.cyclium.store.JsonText;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Episodes end to end inside a real Payara Micro: triggers, dedupe, journal, checkpoints, findings, outputs. */
+@ExtendWith(ArquillianExtension.class)
+class EpisodesIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @Deployment
+    static WebArchive deployment() {
+        return MicroDeployment.productWarWithTestActors();
+    }
+
+    @Inject
+    ActorHost host;
+
+    @Inject
+    EpisodeService episodes;
+
+    @Inject
+    Findings findings;
+
+    private List<EpisodeView> withKey(String expectation, String dedupeKey) {
+        return episodes.list("it_actor", expectation, null, 500).stream()
+                .filter(e -> dedupeKey.equals(e.dedupeKey())).toList();
+    }
+
+    private EpisodeView awaitStatus(String episodeId, String... statuses) {
+        return Await.until(WAIT, "episode " + episodeId + " to reach " + List.of(statuses), () -> {
+            EpisodeView e = episodes.detail(episodeId).episode();
+            return List.of(statuses).contains(e.status()) ? e : null;
+        });
+    }
+
+    private static List<String> kinds(EpisodeDetail d) {
+        return d.steps().stream().map(StepView::kind).toList();
+    }
+
+    private FireResult start(String expectation, JsonObject payload) {
+        return episodes.startManual("it_actor", expectation, payload, UUID.randomUUID().toString());
+    }
+
+    @Test
+    void an_event_yields_one_episode_that_reaches_done_with_its_journal() {
+        String eventId = "evt-" + UUID.randomUUID();
+        Map<String, Map<String, String>> routed = host.publish(new CycliumEvent("it.echo", eventId,
+                Json.createObjectBuilder().add("n", 1).build()));
+        String key = routed.get("it_actor").get("echo");
+        assertThat(key).startsWith("event:it_actor:echo:");
+        EpisodeView e = Await.until(WAIT, "the echo episode", () -> withKey("echo", key).stream().findFirst().orElse(null));
+        EpisodeView done = awaitStatus(e.id(), "done");
+        assertThat(done.runNode()).isEqualTo("arquillian-node-1");
+        assertThat(done.summary()).contains("echoed");
+        assertThat(kinds(episodes.detail(e.id()))).containsExactly("observation", "episode_completed");
+    }
+
+    @Test
+    void the_same_event_published_twice_and_from_8_threads_yields_one_episode() throws Exception {
+        String eventId = "evt-" + UUID.randomUUID();
+        CycliumEvent event = new CycliumEvent("it.echo", eventId, Json.createObjectBuilder().add("same", true).build());
+        String key = host.publish(event).get("it_actor").get("echo");
+        host.publish(event);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Callable<Object>> calls = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                calls.add(() -> host.publish(event));
+            }
+            for (Future<Object> f : pool.invokeAll(calls)) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        EpisodeView e = Await.until(WAIT, "the episode", () -> withKey("echo", key).stream().findFirst().orElse(null));
+        awaitStatus(e.id(), "done");
+        Thread.sleep(500); // jitter is at most 200 ms: every publish has tried its insert by now
+        assertThat(withKey("echo", key)).hasSize(1);
+    }
+
+    @Test
+    void an_event_without_an_id_is_keyed_by_its_type_and_payload() {
+        JsonObject payload = Json.createObjectBuilder().add("z", 1).add("a", UUID.randomUUID().toString()).build();
+        String first = host.publish(new CycliumEvent("it.echo", null, payload)).get("it_actor").get("echo");
+        JsonObject reordered = Json.createObjectBuilder().add("a", payload.getString("a")).add("z", 1).build();
+        String second = host.publish(new CycliumEvent("it.echo", null, reordered)).get("it_actor").get("echo");
+        assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void a_schedule_fires_once_per_bucket() {
+        EpisodeView tick = Await.until(Duration.ofSeconds(15), "a scheduled tick episode", () ->
+                episodes.list("it_actor", "tick", "done", 50).stream().findFirst().orElse(null));
+        assertThat(tick.triggerType()).isEqualTo("schedule");
+        assertThat(tick.dedupeKey()).startsWith("schedule:it_actor:tick:");
+        List<EpisodeView> all = episodes.list("it_actor", "tick", null, 500);
+        assertThat(all.stream().map(EpisodeView::dedupeKey).distinct().count()).isEqualTo(all.size());
+    }
+
+    @Test
+    void checkpoint_then_approval_resumes_from_the_checkpoint_without_starting_over() {
+        FireResult r = start("resume", Json.createObjectBuilder().build());
+        awaitStatus(r.episodeId(), "blocked");
+        EpisodeDetail blocked = episodes.detail(r.episodeId());
+        assertThat(kinds(blocked)).containsExactly("observation", "checkpoint", "approval_requested");
+        String hash = JsonText.parseObject(blocked.steps().get(2).detail()).getString("planHash");
+
+        assertThatThrownBy(() -> episodes.approve(r.episodeId(), "0".repeat(64)))
+                .isInstanceOf(Problem.class).hasMessageContaining("planHash does not match");
+        episodes.approve(r.episodeId(), hash);
+
+        EpisodeView done = awaitStatus(r.episodeId(), "done");
+        assertThat(done.summary()).isEqualTo("resumed with step 3");
+        assertThat(ItStrategies.INITS.get(r.episodeId()).get()).as("init calls").isEqualTo(1);
+        assertThat(kinds(episodes.detail(r.episodeId()))).containsExactly("observation", "checkpoint",
+                "approval_requested", "approval_resolved", "resumed", "episode_completed");
+    }
+
+    @Test
+    void denying_a_plan_cancels_the_episode() {
+        FireResult r = start("resume", Json.createObjectBuilder().build());
+        awaitStatus(r.episodeId(), "blocked");
+        String hash = JsonText.parseObject(episodes.detail(r.episodeId()).steps().get(2).detail()).getString("planHash");
+        episodes.deny(r.episodeId(), hash);
+        EpisodeView e = awaitStatus(r.episodeId(), "canceled");
+        assertThat(e.errorClass()).isEqualTo("denied");
+    }
+
+    @Test
+    void findings_are_raised_and_cleared_per_env() {
+        String key = "it-finding-" + UUID.randomUUID();
+        awaitStatus(start("finding", Json.createObjectBuilder().add("key", key).build()).episodeId(), "done");
+        awaitStatus(start("finding", Json.createObjectBuilder().add("key", key).add("env", "rc").build()).episodeId(), "done");
+        assertThat(findings.activeFor(Map.of("finding_key", key), null)).hasSize(1);
+        assertThat(findings.activeFor(Map.of("finding_key", key), "rc")).hasSize(1);
+
+        awaitStatus(start("finding", Json.createObjectBuilder().add("key", key).add("op", "clear").build()).episodeId(), "done");
+        assertThat(findings.activeFor(Map.of("finding_key", key), null)).isEmpty();
+        List<FindingView> rc = findings.activeFor(Map.of("finding_key", key), "rc");
+        assertThat(rc).hasSize(1);
+        assertThat(rc.get(0).env()).isEqualTo("rc");
+    }
+
+    @Test
+    void eight_concurrent_routes_of_one_output_key_call_the_adapter_once() throws Exception {
+        String dedupeKey = "it-output-" + UUID.randomUUID();
+        List<String> ids = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Callable<FireResult>> calls = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                calls.add(() -> start("output", Json.createObjectBuilder().add("dedupeKey", dedupeKey).build()));
+            }
+            for (Future<FireResult> f : pool.invokeAll(calls)) {
+                ids.add(f.get().episodeId());
+            }
+        } finally {
+            pool.shutdown();
+        }
+        for (String id : ids) {
+            awaitStatus(id, "done");
+        }
+        assertThat(CountingAdapter.CALLS.get(dedupeKey).get()).isEqualTo(1);
+        long rows = ids.stream().mapToLong(id -> episodes.detail(id).outputs().size()).sum();
+        assertThat(rows).isEqualTo(1);
+    }
+
+    @Test
+    void cancel_stops_a_running_episode_at_its_next_step() {
+        FireResult r = start("slow", Json.createObjectBuilder().build());
+        Await.until(WAIT, "two steps", () -> episodes.detail(r.episodeId()).steps().size() >= 2);
+        episodes.cancel(r.episodeId());
+        EpisodeView e = awaitStatus(r.episodeId(), "canceled");
+        assertThat(e.errorClass()).isEqualTo("canceled");
+        assertThatThrownBy(() -> episodes.cancel(r.episodeId())).isInstanceOf(Problem.class)
+                .hasMessageContaining("already canceled");
+    }
+
+    @Test
+    void a_step_budget_fails_the_episode_as_budget_exceeded() {
+        FireResult r = start("forever", Json.createObjectBuilder().build());
+        EpisodeView e = awaitStatus(r.episodeId(), "failed");
+        assertThat(e.errorClass()).isEqualTo("budget_exceeded");
+        assertThat(kinds(episodes.detail(r.episodeId())).stream().filter("observation"::equals)).hasSize(5);
+    }
+
+    @Test
+    void a_wall_time_budget_fails_the_episode_as_budget_exceeded() {
+        FireResult r = start("walltime", Json.createObjectBuilder().build());
+        EpisodeView e = awaitStatus(r.episodeId(), "failed");
+        assertThat(e.errorClass()).isEqualTo("budget_exceeded");
+        String last = episodes.detail(r.episodeId()).steps().get(episodes.detail(r.episodeId()).steps().size() - 1).detail();
+        assertThat(last).contains("wall time budget of 600 ms");
+    }
+
+    @Test
+    void unknown_episodes_and_actors_are_typed_problems() {
+        assertThatThrownBy(() -> episodes.detail(UUID.randomUUID().toString()))
+                .isInstanceOf(Problem.class).satisfies(p -> assertThat(((Problem) p).status()).isEqualTo(404));
+        assertThatThrownBy(() -> episodes.startManual("no_such_actor", "x", null, null))
+                .isInstanceOf(Problem.class).hasMessageContaining("no actor \"no_such_actor\"");
+        assertThatThrownBy(() -> episodes.startManual("it_actor", "tick", null, null))
+                .isInstanceOf(Problem.class).hasMessageContaining("does not allow manual starts");
+    }
+}

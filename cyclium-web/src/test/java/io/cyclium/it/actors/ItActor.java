@@ -1,0 +1,20 @@
+package io.cyclium.it.actors;
+
+import io.cyclium.actor.Actor;
+import io.cyclium.actor.Expectation;
+import io.cyclium.actor.OnEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** The actor the integration tests drive; one expectation per behaviour under test. */
+@ApplicationScoped
+@Actor(id = "it_actor", maxConcurrentEpisodes = 20)
+@Expectation(id = "echo", strategy = ItStrategies.Echo.class, events = @OnEvent(type = "it.echo"))
+@Expectation(id = "tick", strategy = ItStrategies.Tick.class, every = "PT2S", manual = false)
+@Expectation(id = "resume", strategy = ItStrategies.CheckpointThenApprove.class)
+@Expectation(id = "finding", strategy = ItStrategies.FindingOp.class)
+@Expectation(id = "output", strategy = ItStrategies.OutputOnce.class)
+@Expectation(id = "forever", strategy = ItStrategies.Forever.class, maxSteps = 5)
+@Expectation(id = "slow", strategy = ItStrategies.Slow.class, maxSteps = 500)
+@Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
+public class ItActor {
+}
