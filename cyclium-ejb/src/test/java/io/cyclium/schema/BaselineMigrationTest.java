@@ -40,7 +40,8 @@ class BaselineMigrationTest {
     static final Set<String> TABLES = Set.of(
             "cyclium_nodes", "cyclium_episodes", "cyclium_episode_steps", "cyclium_episode_checkpoints",
             "cyclium_findings", "cyclium_outputs", "cyclium_work_claims", "cyclium_trigger_requests",
-            "cyclium_actor_definitions", "cyclium_workflow_definitions", "cyclium_workflow_instances");
+            "cyclium_actor_definitions", "cyclium_workflow_definitions", "cyclium_workflow_instances",
+            "cyclium_output_records");
 
     /** The newest migration in sql/&lt;vendor&gt;; every vendor has the same versions. */
     static final String LATEST_VERSION = "3";
