@@ -74,4 +74,7 @@ public class FindingEntity {
 
     @Column(name = "archived_at")
     public LocalDateTime archivedAt;
+
+    @Column(name = "cleared_reason")
+    public String clearedReason;
 }

@@ -1,0 +1,91 @@
+package io.cyclium.finding;
+
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.episode.EpisodeRef;
+import io.cyclium.node.DbClock;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Findings for the rest of the runtime: each call is its own committed transaction (through
+ * {@link Tx}), and a {@link FindingChanged} event follows every raise, update or clear once it
+ * has committed. The SQL lives in {@link FindingRepository}.
+ */
+@ApplicationScoped
+public class Findings {
+
+    private static final Logger LOG = Logger.getLogger(Findings.class.getName());
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    DbClock dbClock;
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    Event<FindingChanged> changed;
+
+    @Inject
+    Telemetry telemetry;
+
+    private FindingRepository repository;
+
+    @PostConstruct
+    void init() {
+        repository = new FindingRepository(dbClock.vendor());
+    }
+
+    public FindingOutcome apply(FindingAction action, EpisodeRef episode) {
+        return apply(action, episode, null);
+    }
+
+    /** @param defaultTtl the expectation's TTL for raises that name none (null: none) */
+    public FindingOutcome apply(FindingAction action, EpisodeRef episode, Duration defaultTtl) {
+        FindingOutcome outcome = tx.inNewTransaction(em -> repository.apply(em, action, episode, defaultTtl));
+        if (outcome.changed()) {
+            telemetry.count("finding_" + outcome.kind().name().toLowerCase(Locale.ROOT), "class", outcome.findingClass());
+            String episodeId = episode == null ? null : episode.id();
+            try {
+                changed.fire(FindingChanged.of(outcome, episodeId));
+            } catch (RuntimeException e) {
+                // the change is committed; an observer's failure must not turn it into an error
+                LOG.log(Level.WARNING, "A FindingChanged observer failed for finding " + outcome.findingKey()
+                        + " (" + outcome.kind() + ", episode " + episodeId + "); the finding itself is saved", e);
+            }
+        }
+        return outcome;
+    }
+
+    /** Active findings of this node's env; see {@link FindingRepository#activeFor}. */
+    public List<FindingView> activeFor(Map<String, String> filters) {
+        return activeFor(filters, config.env());
+    }
+
+    /** Active findings of {@code env} (null: the unset env), up to {@value FindingRepository#MAX_PAGE}. */
+    public List<FindingView> activeFor(Map<String, String> filters, String env) {
+        return tx.inNewTransaction(em -> repository.activeFor(em, filters, env, FindingRepository.MAX_PAGE));
+    }
+
+    /** See {@link FindingRepository#list}. */
+    public List<FindingView> list(String status, String findingClass, String env, boolean anyEnv, int limit) {
+        return tx.inNewTransaction(em -> repository.list(em, status, findingClass, env, anyEnv, limit));
+    }
+
+    /** Clears up to {@code batch} expired findings in one transaction; see {@link FindingRepository#expireDue}. */
+    public int expireDue(int batch) {
+        return tx.inNewTransaction(em -> repository.expireDue(em, batch));
+    }
+}

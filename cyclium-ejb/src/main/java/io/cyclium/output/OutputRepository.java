@@ -1,0 +1,137 @@
+package io.cyclium.output;
+
+import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.JsonText;
+import io.cyclium.store.NativeSql;
+import io.cyclium.store.UniqueInsert;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Owns every statement on {@code cyclium_outputs}.
+ *
+ * <p>Lifecycle: {@code proposed} (inserted; the unique dedupe key lets one insert through per
+ * key) → {@code delivered} or {@code failed}; an operator's retry moves {@code failed} →
+ * {@code retrying} → {@code delivered} or {@code failed}. Every transition is one UPDATE guarded
+ * by the status it leaves, so two nodes can never both move the same output: 0 rows means the
+ * other one did. Times come from the database clock.
+ */
+public final class OutputRepository {
+
+    public static final String PROPOSED = "proposed";
+    public static final String DELIVERED = "delivered";
+    public static final String FAILED = "failed";
+    public static final String RETRYING = "retrying";
+
+    private static final String REFRESH = "eclipselink.refresh";
+
+    private final DatabaseVendor vendor;
+
+    public OutputRepository(DatabaseVendor vendor) {
+        this.vendor = Objects.requireNonNull(vendor, "vendor");
+    }
+
+    /** The answer to "may I retry this output?". */
+    public sealed interface RetryClaim {
+
+        /** This caller moved it from failed to retrying and must deliver it now. */
+        record Claimed(OutputView output) implements RetryClaim {
+        }
+
+        record NotFound(String outputId) implements RetryClaim {
+        }
+
+        /** It is not failed (any more): delivered, or someone is delivering it right now. */
+        record Refused(String outputId, String status) implements RetryClaim {
+        }
+    }
+
+    /**
+     * Inserts the output as {@code proposed}, counting its first delivery attempt.
+     *
+     * @return true when this call inserted it (and must now deliver it); false when the dedupe
+     *     key was taken already, by an earlier run of the episode or by another node right now
+     */
+    public boolean insertProposed(EntityManager em, String id, String episodeId, String type, String dedupeKey,
+            JsonObject payload) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", id);
+        row.put("episode_id", episodeId);
+        row.put("output_type", type);
+        row.put("dedupe_key", dedupeKey);
+        row.put("status", PROPOSED);
+        row.put("payload", JsonText.write(payload));
+        row.put("attempts", 1);
+        row.put("created_at", NativeSql.raw(vendor.utcNow()));
+        row.put("updated_at", NativeSql.raw(vendor.utcNow()));
+        return UniqueInsert.insert(em, vendor, "cyclium_outputs", id, new NativeSql().insert("cyclium_outputs", row));
+    }
+
+    /** proposed/retrying → delivered. 0 rows: it was not being delivered any more (nothing changes). */
+    public int markDelivered(EntityManager em, String id, String ref) {
+        Map<String, Object> set = new LinkedHashMap<>();
+        set.put("status", DELIVERED);
+        set.put("delivered_ref", ref == null ? NativeSql.raw("NULL") : ref);
+        set.put("error_class", NativeSql.raw("NULL"));
+        set.put("error_detail", NativeSql.raw("NULL"));
+        set.put("delivered_at", NativeSql.raw(vendor.utcNow()));
+        set.put("updated_at", NativeSql.raw(vendor.utcNow()));
+        return leaveDelivery(em, id, set);
+    }
+
+    /** proposed/retrying → failed. 0 rows: it was not being delivered any more (nothing changes). */
+    public int markFailed(EntityManager em, String id, String errorClass, String detail) {
+        Map<String, Object> set = new LinkedHashMap<>();
+        set.put("status", FAILED);
+        set.put("error_class", errorClass);
+        set.put("error_detail", detail == null ? NativeSql.raw("NULL") : detail);
+        set.put("updated_at", NativeSql.raw(vendor.utcNow()));
+        return leaveDelivery(em, id, set);
+    }
+
+    private static int leaveDelivery(EntityManager em, String id, Map<String, Object> set) {
+        return new NativeSql().sql("UPDATE cyclium_outputs SET ").set(set).sql(" WHERE ").is("id", id)
+                .sql(" AND status IN ('" + PROPOSED + "', '" + RETRYING + "')").executeUpdate(em);
+    }
+
+    /**
+     * failed → retrying, counting one more attempt. One conditional UPDATE: of two operators
+     * retrying at once, exactly one gets {@link RetryClaim.Claimed}.
+     */
+    public RetryClaim claimRetry(EntityManager em, String id) {
+        int rows = new NativeSql().sql("UPDATE cyclium_outputs SET status = '" + RETRYING
+                        + "', attempts = attempts + 1, updated_at = " + vendor.utcNow() + " WHERE ").is("id", id)
+                .sql(" AND status = '" + FAILED + "'").executeUpdate(em);
+        Optional<OutputView> output = find(em, id);
+        if (output.isEmpty()) {
+            return new RetryClaim.NotFound(id);
+        }
+        // 0 rows: not failed, or another retry claimed it between the operator's read and ours
+        return rows == 1 ? new RetryClaim.Claimed(output.get()) : new RetryClaim.Refused(id, output.get().status());
+    }
+
+    public Optional<OutputView> find(EntityManager em, String id) {
+        return em.createQuery("SELECT o FROM OutputEntity o WHERE o.id = :id", OutputEntity.class)
+                .setParameter("id", id).setHint(REFRESH, "true")
+                .getResultList().stream().findFirst().map(OutputView::of);
+    }
+
+    public Optional<OutputView> findByDedupeKey(EntityManager em, String dedupeKey) {
+        return em.createQuery("SELECT o FROM OutputEntity o WHERE o.dedupeKey = :key", OutputEntity.class)
+                .setParameter("key", dedupeKey).setHint(REFRESH, "true")
+                .getResultList().stream().findFirst().map(OutputView::of);
+    }
+
+    /** An episode's outputs, oldest first. */
+    public List<OutputView> forEpisode(EntityManager em, String episodeId) {
+        return em.createQuery("SELECT o FROM OutputEntity o WHERE o.episodeId = :episode ORDER BY o.createdAt, o.id",
+                        OutputEntity.class)
+                .setParameter("episode", episodeId).setHint(REFRESH, "true")
+                .getResultList().stream().map(OutputView::of).toList();
+    }
+}

@@ -1,0 +1,95 @@
+package io.cyclium.output;
+
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.episode.EpisodeRef;
+import io.cyclium.node.DbClock;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * Outputs for the rest of the runtime: routes proposals through the deployed
+ * {@link OutputAdapter} beans (one per type; two for one type fail this bean's creation with
+ * both named) and retries failed outputs. A caller's transaction is suspended, so adapters never
+ * run inside one.
+ */
+@ApplicationScoped
+@Transactional(Transactional.TxType.NOT_SUPPORTED)
+public class Outputs {
+
+    private static final Logger LOG = Logger.getLogger(Outputs.class.getName());
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    DbClock dbClock;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    Telemetry telemetry;
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    @Any
+    Instance<OutputAdapter> adapterBeans;
+
+    private OutputRepository repository;
+    private OutputRouter router;
+    private Map<String, OutputAdapter> adapters;
+
+    @PostConstruct
+    void init() {
+        List<OutputAdapter> found = new ArrayList<>();
+        Map<OutputAdapter, String> names = new IdentityHashMap<>();
+        for (Instance.Handle<OutputAdapter> handle : adapterBeans.handles()) {
+            OutputAdapter adapter = handle.get();
+            found.add(adapter);
+            names.put(adapter, handle.getBean().getBeanClass().getName());
+        }
+        adapters = OutputRouter.byType(found, names::get);
+        repository = new OutputRepository(dbClock.vendor());
+        router = new OutputRouter(tx, repository, type -> Optional.ofNullable(adapters.get(type)), clock, telemetry);
+        LOG.info(() -> "Cyclium output types: " + adapters.keySet());
+    }
+
+    /** Delivers once per dedupe key; explicit keys are scoped to this node's env. */
+    public OutputOutcome route(OutputProposal proposal, EpisodeRef episode) {
+        return router.route(proposal, episode, config.env());
+    }
+
+    /** @see OutputRouter#retry(String) */
+    public OutputOutcome retry(String outputId) {
+        return router.retry(outputId);
+    }
+
+    public Optional<OutputView> find(String outputId) {
+        return tx.inNewTransaction(em -> repository.find(em, outputId));
+    }
+
+    public List<OutputView> forEpisode(String episodeId) {
+        return tx.inNewTransaction(em -> repository.forEpisode(em, episodeId));
+    }
+
+    /** The output types that have an adapter here. */
+    public Set<String> types() {
+        return adapters.keySet();
+    }
+}

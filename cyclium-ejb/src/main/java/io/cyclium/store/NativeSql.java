@@ -1,0 +1,156 @@
+package io.cyclium.store;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.Query;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A native statement built piece by piece with numbered parameters ({@code ?1}, {@code ?2}, …).
+ *
+ * <p>It never binds a null: PostgreSQL cannot always infer the type of a null parameter, and a
+ * driver that guesses VARCHAR makes an INSERT into a DOUBLE column fail. So {@link #insert} and
+ * {@link #set} leave null columns out, and {@link #is} writes {@code column IS NULL} into the
+ * text instead of comparing with a null parameter. {@link #raw(String)} marks SQL that goes into
+ * the text as it is (the database clock, a literal), never user input.
+ */
+public final class NativeSql {
+
+    /** SQL text that is written into the statement instead of being bound. */
+    public record Raw(String sql) {
+        public Raw {
+            Objects.requireNonNull(sql, "sql");
+        }
+    }
+
+    private final StringBuilder text = new StringBuilder();
+    private final List<Object> parameters = new ArrayList<>();
+
+    public static Raw raw(String sql) {
+        return new Raw(sql);
+    }
+
+    /** Appends SQL text as it is. */
+    public NativeSql sql(String sql) {
+        text.append(sql);
+        return this;
+    }
+
+    /** Appends a bound parameter, or the text of a {@link Raw}. */
+    public NativeSql value(Object value) {
+        Objects.requireNonNull(value, "a NativeSql parameter may not be null: leave the column out or use is()");
+        if (value instanceof Raw raw) {
+            text.append(raw.sql());
+        } else {
+            parameters.add(value);
+            text.append('?').append(parameters.size());
+        }
+        return this;
+    }
+
+    /** Appends {@code column = ?n}, or {@code column IS NULL} when the value is null. */
+    public NativeSql is(String column, Object valueOrNull) {
+        if (valueOrNull == null) {
+            return sql(column + " IS NULL");
+        }
+        return sql(column + " = ").value(valueOrNull);
+    }
+
+    /** Appends {@code column IN (?n, ?m, …)}; the values must not be empty. */
+    public NativeSql in(String column, Collection<?> values) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("IN () with no values for " + column);
+        }
+        sql(column + " IN (");
+        Iterator<?> it = values.iterator();
+        while (it.hasNext()) {
+            value(it.next());
+            if (it.hasNext()) {
+                sql(", ");
+            }
+        }
+        return sql(")");
+    }
+
+    /** Appends {@code INSERT INTO table (a, b) VALUES (?1, ?2)}, leaving out columns whose value is null. */
+    public NativeSql insert(String table, Map<String, ?> columns) {
+        List<Map.Entry<String, ?>> present = present(columns);
+        sql("INSERT INTO " + table + " (");
+        sql(String.join(", ", present.stream().map(Map.Entry::getKey).toList()));
+        sql(") VALUES (");
+        for (int i = 0; i < present.size(); i++) {
+            if (i > 0) {
+                sql(", ");
+            }
+            value(present.get(i).getValue());
+        }
+        return sql(")");
+    }
+
+    /** Appends {@code a = ?1, b = ?2}, leaving out columns whose value is null. */
+    public NativeSql set(Map<String, ?> columns) {
+        List<Map.Entry<String, ?>> present = present(columns);
+        for (int i = 0; i < present.size(); i++) {
+            if (i > 0) {
+                sql(", ");
+            }
+            sql(present.get(i).getKey() + " = ").value(present.get(i).getValue());
+        }
+        return this;
+    }
+
+    /** A copy of this statement with SQL text added at the end; the parameters stay as they are. */
+    public NativeSql followedBy(String sql) {
+        NativeSql copy = new NativeSql();
+        copy.text.append(text).append(sql);
+        copy.parameters.addAll(parameters);
+        return copy;
+    }
+
+    public String text() {
+        return text.toString();
+    }
+
+    public List<Object> parameters() {
+        return Collections.unmodifiableList(parameters);
+    }
+
+    /** The statement as a native query with its parameters bound. */
+    public Query query(EntityManager em) {
+        return bind(em.createNativeQuery(text()));
+    }
+
+    /** The statement as a native query whose rows map onto an entity class. */
+    public Query query(EntityManager em, Class<?> entity) {
+        return bind(em.createNativeQuery(text(), entity));
+    }
+
+    public int executeUpdate(EntityManager em) {
+        return query(em).executeUpdate();
+    }
+
+    private Query bind(Query q) {
+        for (int i = 0; i < parameters.size(); i++) {
+            q.setParameter(i + 1, parameters.get(i));
+        }
+        return q;
+    }
+
+    private static List<Map.Entry<String, ?>> present(Map<String, ?> columns) {
+        List<Map.Entry<String, ?>> present = new ArrayList<>();
+        for (Map.Entry<String, ?> e : columns.entrySet()) {
+            if (e.getValue() != null) {
+                present.add(e);
+            }
+        }
+        if (present.isEmpty()) {
+            throw new IllegalArgumentException("no column has a value: " + columns.keySet());
+        }
+        return present;
+    }
+}
