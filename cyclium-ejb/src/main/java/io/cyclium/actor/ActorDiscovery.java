@@ -3,7 +3,6 @@ package io.cyclium.actor;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
-import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
@@ -43,16 +42,7 @@ public class ActorDiscovery implements Extension {
         definitions = List.copyOf(defs);
     }
 
-    void checkStrategies(@Observes AfterDeploymentValidation adv, BeanManager beans) {
-        for (ActorDefinition actor : definitions) {
-            for (ExpectationDefinition exp : actor.expectations()) {
-                if (beans.getBeans(exp.strategy()).isEmpty()) {
-                    adv.addDeploymentProblem(new InvalidActorException("Invalid Cyclium actor declaration: actor \""
-                            + actor.id() + "\", expectation \"" + exp.id() + "\": strategy " + exp.strategy().getName()
-                            + " is not a CDI bean (annotate it with a scope such as @ApplicationScoped or @Dependent)"));
-                }
-            }
-        }
+    void report(@Observes AfterDeploymentValidation adv) {
         LOG.info(() -> "Cyclium found " + definitions.size() + " actor(s): "
                 + definitions.stream().map(ActorDefinition::id).toList());
     }

@@ -96,6 +96,7 @@ public class ActorHost {
         if (runner != null) {
             return;
         }
+        checkStrategies();
         store = new EpisodeStore(schema.vendor());
         EpisodeTask.Environment env = new EpisodeTask.Environment(tx, store, lookup(), claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry);
@@ -131,6 +132,26 @@ public class ActorHost {
             schedules.stop();
         }
         runtimes.values().forEach(ActorRuntime::stopAccepting);
+    }
+
+    /**
+     * Every declared strategy must be a bean this module can create. Checked here, at startup,
+     * so a missing scope annotation fails the deployment naming actor and expectation.
+     */
+    private void checkStrategies() {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        for (ActorDefinition actor : discovery.definitions()) {
+            for (ExpectationDefinition exp : actor.expectations()) {
+                if (!beans.select(exp.strategy()).isResolvable()) {
+                    problems.add("actor \"" + actor.id() + "\", expectation \"" + exp.id() + "\": strategy "
+                            + exp.strategy().getName() + " is not a CDI bean (annotate it with a scope such as"
+                            + " @ApplicationScoped or @Dependent)");
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidActorException("Invalid Cyclium actor declaration: " + String.join("; ", problems));
+        }
     }
 
     private StrategyLookup lookup() {

@@ -39,8 +39,10 @@ public class AdviceStrategy implements Strategy<AdviceStrategy.State> {
     @Override
     public State init(TriggerInfo trigger, StepContext context) {
         State s = new State();
-        s.resource = trigger.payload().getString("subjectId", null);
         s.findingKey = trigger.payload().getString("findingKey", null);
+        // limit_breach:<resource>, as the monitor names them
+        s.resource = s.findingKey != null && s.findingKey.indexOf(':') > 0
+                ? s.findingKey.substring(s.findingKey.indexOf(':') + 1) : null;
         return s;
     }
 

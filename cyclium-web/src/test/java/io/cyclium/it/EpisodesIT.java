@@ -17,6 +17,14 @@ import io.cyclium.it.actors.ItStrategies;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.JsonText;
 import jakarta.inject.Inject;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.test.api.ArquillianResource;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -225,6 +233,95 @@ class EpisodesIT {
         assertThat(e.errorClass()).isEqualTo("budget_exceeded");
         String last = episodes.detail(r.episodeId()).steps().get(episodes.detail(r.episodeId()).steps().size() - 1).detail();
         assertThat(last).contains("wall time budget of 600 ms");
+    }
+
+    // ---- the HTTP API, called from outside like any client ------------------------------------
+
+    private static HttpResponse<String> call(URL base, String method, String path, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base.toString()).resolve(path))
+                .header("Content-Type", "application/json");
+        b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
+                : b.method(method, HttpRequest.BodyPublishers.ofString(body));
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int echoEpisodes(URL base) throws Exception {
+        HttpResponse<String> r = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        return Json.createReader(new StringReader(r.body())).readArray().size();
+    }
+
+    @Test
+    @RunAsClient
+    void malformed_event_bodies_get_400_naming_the_field_and_create_nothing(@ArquillianResource URL base) throws Exception {
+        int before = echoEpisodes(base);
+        String[][] cases = {
+            {"not json at all", "null", "not valid JSON"},
+            {"[1, 2]", "null", "must be a JSON object"},
+            {"{}", "type", "\"type\" is required"},
+            {"{\"type\": 5}", "type", "\"type\" must be a string"},
+            {"{\"type\": \"bad type!\"}", "type", "letters, digits"},
+            {"{\"type\": \"it.echo\", \"id\": 7}", "id", "\"id\" must be a string"},
+            {"{\"type\": \"it.echo\", \"payload\": \"x\"}", "payload", "\"payload\" must be a JSON object"},
+            {"", "null", "empty"},
+        };
+        for (String[] c : cases) {
+            HttpResponse<String> r = call(base, "POST", "api/events", c[0]);
+            assertThat(r.statusCode()).as("status for %s", c[0]).isEqualTo(400);
+            JsonObject error = Json.createReader(new StringReader(r.body())).readObject();
+            assertThat(error.containsKey("field") ? error.getString("field") : "null").as("field for %s", c[0]).isEqualTo(c[1]);
+            assertThat(error.getString("error")).as("message for %s", c[0]).contains(c[2]);
+        }
+        Thread.sleep(400);
+        assertThat(echoEpisodes(base)).isEqualTo(before);
+    }
+
+    @Test
+    @RunAsClient
+    void a_posted_event_yields_one_episode_readable_with_its_journal(@ArquillianResource URL base) throws Exception {
+        String id = "http-" + UUID.randomUUID();
+        String body = "{\"type\": \"it.echo\", \"id\": \"" + id + "\", \"payload\": {\"note\": \"<script>x</script>\"}}";
+        HttpResponse<String> accepted = call(base, "POST", "api/events", body);
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        String key = Json.createReader(new StringReader(accepted.body())).readObject().getJsonArray("matched")
+                .getJsonObject(0).getString("dedupeKey");
+        assertThat(call(base, "POST", "api/events", body).statusCode()).isEqualTo(202);
+        String episodeId = Await.until(WAIT, "the posted event's episode", () -> {
+            try {
+                HttpResponse<String> r = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&status=done&limit=500", null);
+                return Json.createReader(new StringReader(r.body())).readArray().stream().map(v -> v.asJsonObject())
+                        .filter(o -> key.equals(o.getString("dedupeKey", ""))).map(o -> o.getString("id")).findFirst().orElse(null);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        JsonObject detail = Json.createReader(new StringReader(call(base, "GET", "api/episodes/" + episodeId, null).body())).readObject();
+        assertThat(detail.getJsonObject("episode").getString("status")).isEqualTo("done");
+        assertThat(detail.getJsonArray("steps")).hasSize(2);
+        Thread.sleep(400);
+        HttpResponse<String> all = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null);
+        assertThat(Json.createReader(new StringReader(all.body())).readArray().stream()
+                .filter(v -> key.equals(v.asJsonObject().getString("dedupeKey", "")))).hasSize(1);
+    }
+
+    @Test
+    @RunAsClient
+    void bad_ids_filters_and_limits_are_clear_json_errors(@ArquillianResource URL base) throws Exception {
+        HttpResponse<String> unknown = call(base, "GET", "api/episodes/" + UUID.randomUUID(), null);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("\"error\":\"no episode").doesNotContain("Exception");
+        assertThat(call(base, "GET", "api/episodes/'%20OR%201=1--", null).statusCode()).isEqualTo(404);
+        HttpResponse<String> badStatus = call(base, "GET", "api/episodes?status=sideways", null);
+        assertThat(badStatus.statusCode()).isEqualTo(400);
+        assertThat(badStatus.body()).contains("\"field\":\"status\"");
+        assertThat(call(base, "GET", "api/episodes?limit=lots", null).body()).contains("\"field\":\"limit\"");
+        assertThat(call(base, "GET", "api/findings?status=bogus", null).body()).contains("\"field\":\"status\"");
+        HttpResponse<String> manual = call(base, "POST", "api/episodes", "{\"actor\": \"it_actor\", \"expectation\": \"nope\"}");
+        assertThat(manual.statusCode()).isEqualTo(400);
+        assertThat(manual.body()).contains("\"field\":\"expectation\"");
+        HttpResponse<String> approve = call(base, "POST", "api/episodes/" + UUID.randomUUID() + "/approve", "{}");
+        assertThat(approve.statusCode()).isEqualTo(400);
+        assertThat(approve.body()).contains("\"field\":\"planHash\"");
     }
 
     @Test
