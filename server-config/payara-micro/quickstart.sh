@@ -61,7 +61,8 @@ for _ in $(seq 1 180); do
 
 Cyclium is running: node $(curl -fsS "$probe")
   Console:  http://localhost:$port/cyclium/
-  Log in:   user admin, password $CYCLIUM_ADMIN_PASSWORD  (set CYCLIUM_ADMIN_PASSWORD to choose it)
+  Log in:   not needed yet: this build's console and API are open to anyone who can reach the port
+            (login with user admin and a generated password arrives with the console issue)
   API:      http://localhost:$port/cyclium/api/nodes
   Data:     H2 file database $CYCLIUM_H2_FILE.mv.db
 Press Ctrl-C to stop (the node drains its episodes first).
