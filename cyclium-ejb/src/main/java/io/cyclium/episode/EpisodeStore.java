@@ -2,12 +2,15 @@ package io.cyclium.episode;
 
 import io.cyclium.schema.DatabaseVendor;
 import io.cyclium.store.JsonText;
+import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueViolation;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -37,28 +40,31 @@ public class EpisodeStore {
      * duplicate trigger ends.
      */
     public boolean insert(EntityManager em, NewEpisode e) {
+        Map<String, Object> columns = new LinkedHashMap<>();
+        columns.put("id", e.id());
+        columns.put("actor_id", e.actorId());
+        columns.put("expectation_id", e.expectationId());
+        columns.put("spec_rev", e.specRev());
+        columns.put("trigger_type", e.trigger().type());
+        columns.put("trigger_ref", e.trigger().toJson().toString());
+        columns.put("dedupe_key", e.dedupeKey());
+        columns.put("status", "running");
+        columns.put("mode", "live");
+        columns.put("attempts", 1);
+        columns.put("max_attempts", e.maxAttempts());
+        columns.put("turns_used", 0);
+        columns.put("budget", budgetJson(e.budget()));
+        columns.put("run_node", e.runNode());
+        columns.put("cancel_requested", Boolean.FALSE);
+        columns.put("workflow_instance_id", e.workflowInstanceId());
+        columns.put("workflow_step_id", e.workflowStepId());
+        columns.put("source_stack", e.sourceStack());
+        columns.put("source_env", e.sourceEnv());
+        columns.put("queued_at", e.queued() ? NativeSql.raw(now()) : null);
+        columns.put("started_at", NativeSql.raw(now()));
+        columns.put("updated_at", NativeSql.raw(now()));
         try {
-            em.createNativeQuery("INSERT INTO cyclium_episodes (id, actor_id, expectation_id, spec_rev, trigger_type,"
-                            + " trigger_ref, dedupe_key, status, mode, attempts, max_attempts, turns_used, budget, run_node,"
-                            + " cancel_requested, workflow_instance_id, workflow_step_id, source_stack, source_env,"
-                            + " queued_at, started_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 'live', 1, ?8, 0,"
-                            + " ?9, ?10, ?11, ?12, ?13, ?14, ?15, " + (e.queued() ? now() : "NULL") + ", " + now() + ", " + now() + ")")
-                    .setParameter(1, e.id())
-                    .setParameter(2, e.actorId())
-                    .setParameter(3, e.expectationId())
-                    .setParameter(4, e.specRev())
-                    .setParameter(5, e.trigger().type())
-                    .setParameter(6, e.trigger().toJson().toString())
-                    .setParameter(7, e.dedupeKey())
-                    .setParameter(8, e.maxAttempts())
-                    .setParameter(9, budgetJson(e.budget()))
-                    .setParameter(10, e.runNode())
-                    .setParameter(11, Boolean.FALSE)
-                    .setParameter(12, e.workflowInstanceId())
-                    .setParameter(13, e.workflowStepId())
-                    .setParameter(14, e.sourceStack())
-                    .setParameter(15, e.sourceEnv())
-                    .executeUpdate();
+            new NativeSql().insert("cyclium_episodes", columns).executeUpdate(em);
             return true;
         } catch (PersistenceException ex) {
             if (UniqueViolation.isCause(ex)) {
@@ -66,6 +72,11 @@ public class EpisodeStore {
             }
             throw ex;
         }
+    }
+
+    /** A value, or SQL NULL written into the text (PostgreSQL cannot type a bound null). */
+    private static Object orNull(Object value) {
+        return value == null ? NativeSql.raw("NULL") : value;
     }
 
     static String budgetJson(Budget b) {
@@ -125,18 +136,18 @@ public class EpisodeStore {
      */
     public boolean journal(EntityManager em, String episodeId, int stepNo, String kind, String node, JsonValue detail,
             String errorClass, String sideEffectKey, Long costMs) {
+        Map<String, Object> columns = new LinkedHashMap<>();
+        columns.put("episode_id", episodeId);
+        columns.put("step_no", stepNo);
+        columns.put("kind", kind);
+        columns.put("node_identity", node);
+        columns.put("detail", cap(detail));
+        columns.put("error_class", errorClass);
+        columns.put("side_effect_key", sideEffectKey);
+        columns.put("cost_ms", costMs);
+        columns.put("created_at", NativeSql.raw(now()));
         try {
-            em.createNativeQuery("INSERT INTO cyclium_episode_steps (episode_id, step_no, kind, node_identity, detail,"
-                            + " error_class, side_effect_key, cost_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " + now() + ")")
-                    .setParameter(1, episodeId)
-                    .setParameter(2, stepNo)
-                    .setParameter(3, kind)
-                    .setParameter(4, node)
-                    .setParameter(5, cap(detail))
-                    .setParameter(6, errorClass)
-                    .setParameter(7, sideEffectKey)
-                    .setParameter(8, costMs)
-                    .executeUpdate();
+            new NativeSql().insert("cyclium_episode_steps", columns).executeUpdate(em);
             return true;
         } catch (PersistenceException ex) {
             if (UniqueViolation.isCause(ex)) {
@@ -185,16 +196,14 @@ public class EpisodeStore {
      */
     public int finish(EntityManager em, String episodeId, EpisodeStatus status, int turnsUsed, String summary,
             String errorClass, String errorDetail) {
-        int n = em.createNativeQuery("UPDATE cyclium_episodes SET status = ?1, turns_used = ?2, summary = ?3, error_class = ?4,"
-                        + " error_detail = ?5, phase = NULL, finished_at = " + now() + ", updated_at = " + now()
-                        + " WHERE id = ?6 AND status = 'running'")
-                .setParameter(1, status.wire())
-                .setParameter(2, turnsUsed)
-                .setParameter(3, summary)
-                .setParameter(4, errorClass)
-                .setParameter(5, errorDetail)
-                .setParameter(6, episodeId)
-                .executeUpdate();
+        int n = new NativeSql().sql("UPDATE cyclium_episodes SET status = ").value(status.wire())
+                .sql(", turns_used = ").value(turnsUsed)
+                .sql(", summary = ").value(orNull(summary))
+                .sql(", error_class = ").value(orNull(errorClass))
+                .sql(", error_detail = ").value(orNull(errorDetail))
+                .sql(", phase = NULL, finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ").value(episodeId)
+                .sql(" AND status = 'running'")
+                .executeUpdate(em);
         if (n == 1 && status == EpisodeStatus.DONE) {
             // A finished episode never resumes; its checkpoints are dead weight.
             em.createNativeQuery("DELETE FROM cyclium_episode_checkpoints WHERE episode_id = ?1")
@@ -213,10 +222,11 @@ public class EpisodeStore {
     /** blocked → running (approved, wait resolved) or canceled (denied). 0 rows: not blocked any more. */
     public int unblock(EntityManager em, String episodeId, EpisodeStatus to, String runNode) {
         boolean terminal = to.terminal();
-        return em.createNativeQuery("UPDATE cyclium_episodes SET status = ?1, run_node = ?2, updated_at = " + now()
-                        + (terminal ? ", finished_at = " + now() + ", error_class = 'denied'" : "")
-                        + " WHERE id = ?3 AND status = 'blocked'")
-                .setParameter(1, to.wire()).setParameter(2, runNode).setParameter(3, episodeId).executeUpdate();
+        return new NativeSql().sql("UPDATE cyclium_episodes SET status = ").value(to.wire())
+                .sql(", run_node = ").value(orNull(runNode))
+                .sql(", updated_at = " + now() + (terminal ? ", finished_at = " + now() + ", error_class = 'denied'" : ""))
+                .sql(" WHERE id = ").value(episodeId).sql(" AND status = 'blocked'")
+                .executeUpdate(em);
     }
 
     /** Flags a running episode for cancel at its next step boundary. */

@@ -8,6 +8,9 @@ import jakarta.ejb.Startup;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import io.cyclium.store.NativeSql;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
@@ -33,28 +36,33 @@ public class NodeRegistry {
     @Inject
     DbClock clock;
 
+    private static Object orNull(Object value) {
+        return value == null ? NativeSql.raw("NULL") : value;
+    }
+
     @PostConstruct
     void register() {
         String hostInfo = "pid " + ProcessHandle.current().pid() + ", java " + Runtime.version();
         // Update first: a restarted node keeps its row (and its history in the console).
-        int updated = em.createNativeQuery("UPDATE cyclium_nodes SET mode = ?1, stack_slug = ?2, env = ?3, host_info = ?4,"
-                        + " started_at = " + clock.nowSql() + ", last_seen = " + clock.nowSql() + ", stopped_at = NULL"
-                        + " WHERE node_identity = ?5")
-                .setParameter(1, config.mode().wireName())
-                .setParameter(2, config.stackSlug())
-                .setParameter(3, config.env())
-                .setParameter(4, hostInfo)
-                .setParameter(5, identity.name())
-                .executeUpdate();
+        String now = clock.nowSql();
+        // Update first: a restarted node keeps its row (and its history in the console).
+        int updated = new NativeSql().sql("UPDATE cyclium_nodes SET mode = ").value(config.mode().wireName())
+                .sql(", stack_slug = ").value(orNull(config.stackSlug()))
+                .sql(", env = ").value(orNull(config.env()))
+                .sql(", host_info = ").value(hostInfo)
+                .sql(", started_at = " + now + ", last_seen = " + now + ", stopped_at = NULL WHERE node_identity = ")
+                .value(identity.name())
+                .executeUpdate(em);
         if (updated == 0) {
-            em.createNativeQuery("INSERT INTO cyclium_nodes (node_identity, mode, stack_slug, env, host_info, started_at, last_seen)"
-                            + " VALUES (?1, ?2, ?3, ?4, ?5, " + clock.nowSql() + ", " + clock.nowSql() + ")")
-                    .setParameter(1, identity.name())
-                    .setParameter(2, config.mode().wireName())
-                    .setParameter(3, config.stackSlug())
-                    .setParameter(4, config.env())
-                    .setParameter(5, hostInfo)
-                    .executeUpdate();
+            Map<String, Object> columns = new LinkedHashMap<>();
+            columns.put("node_identity", identity.name());
+            columns.put("mode", config.mode().wireName());
+            columns.put("stack_slug", config.stackSlug());
+            columns.put("env", config.env());
+            columns.put("host_info", hostInfo);
+            columns.put("started_at", NativeSql.raw(now));
+            columns.put("last_seen", NativeSql.raw(now));
+            new NativeSql().insert("cyclium_nodes", columns).executeUpdate(em);
         }
         LOG.info(() -> "Cyclium node " + identity.name() + " registered (mode " + config.mode().wireName()
                 + ", stack " + config.stackSlug() + ", env " + config.env() + ")");
