@@ -402,6 +402,33 @@ class ActorRuntimeTest {
     }
 
     @Test
+    void a_probe_whose_key_another_node_took_does_not_hold_the_breaker_half_open() {
+        // This node never sees that episode finish, so its breaker must not wait for it.
+        ActorRuntime rt = breakerRuntime(Overflow.QUEUE, 10);
+        openBreaker(rt);
+        clock.advance(Duration.ofSeconds(30));
+        launcher.keysTaken();
+        assertThat(fire(rt, "k-probe").kind()).isEqualTo(Kind.DUPLICATE);
+        launcher.keysFree();
+
+        assertThat(fire(rt, "k-2").kind()).isEqualTo(Kind.STARTED);
+        assertThat(fire(rt, "k-3").kind()).isEqualTo(Kind.REJECTED_BY_BREAKER);
+    }
+
+    @Test
+    void a_dropped_probe_does_not_hold_the_breaker_half_open() {
+        ActorRuntime rt = breakerRuntime(Overflow.DROP, 1);
+        String busy = fire(rt, "k-busy").episodeId();
+        openBreaker(rt);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(fire(rt, "k-probe").kind()).isEqualTo(Kind.DROPPED);
+
+        rt.exited(busy);
+
+        assertThat(fire(rt, "k-2").kind()).isEqualTo(Kind.STARTED);
+    }
+
+    @Test
     void finished_episodes_of_another_expectation_leave_the_breaker_alone() {
         ActorRuntime rt = runtime(actor("monitor", Overflow.QUEUE,
                 expectation("check").breaker(2, Duration.ofSeconds(30)), expectation("report")), 10);
