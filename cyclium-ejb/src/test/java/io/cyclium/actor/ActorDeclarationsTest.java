@@ -39,6 +39,11 @@ class ActorDeclarationsTest {
     static class BadCron {
     }
 
+    @Actor(id = "never")
+    @Expectation(id = "leap", strategy = IdleStrategy.class, cron = "0 0 30 2 *")
+    static class CronThatNeverFires {
+    }
+
     @Actor(id = "hourly")
     @Expectation(id = "sweep", strategy = IdleStrategy.class, every = "1h")
     static class BadEvery {
@@ -212,6 +217,12 @@ class ActorDeclarationsTest {
         assertThat(problemsOf(BadCron.class)).singleElement().asString()
                 .contains("actor \"nightly\"", BadCron.class.getName(), "expectation \"report\"",
                         "cron \"61 * * * *\"", "minute");
+    }
+
+    @Test
+    void a_cron_that_never_fires_is_a_bad_cron() {
+        assertThat(problemsOf(CronThatNeverFires.class)).singleElement().asString()
+                .contains("actor \"never\"", "expectation \"leap\"", "cron \"0 0 30 2 *\"", "no matching time");
     }
 
     @Test
