@@ -86,6 +86,19 @@ class ScheduledTriggersTest {
         assertThat(launcher.insertedKeys()).containsExactly(key("2026-03-02T10:00:00Z") + ":rc");
     }
 
+    @Test
+    void after_a_pause_an_interval_fires_the_current_bucket_without_replaying_the_missed_ones() {
+        armed(null, expectation("digest").every(Duration.ofMinutes(15)));
+        timers.runDue();
+
+        clock.advance(Duration.ofHours(1)); // suspended: no timer ran from 10:07:30 to 11:07:30
+        timers.runDue();
+        timers.advanceTo(Instant.parse("2026-03-02T11:15:00Z"));
+
+        assertThat(launcher.insertedKeys()).containsExactly(
+                key("2026-03-02T10:00:00Z"), key("2026-03-02T11:00:00Z"), key("2026-03-02T11:15:00Z"));
+    }
+
     // ---- cron ----------------------------------------------------------------------------------
 
     @Test
@@ -113,6 +126,17 @@ class ScheduledTriggersTest {
 
         assertThat(launcher.insertedKeys()).containsExactly(key("2026-03-02T10:20:00Z") + ":rc",
                 key("2026-03-02T10:40:00Z") + ":rc", key("2026-03-02T11:00:00Z") + ":rc");
+    }
+
+    @Test
+    void after_a_pause_a_cron_does_not_replay_every_missed_tick() {
+        armed(null, expectation("digest").cron("*/20 * * * *"));
+
+        clock.set(Instant.parse("2026-03-02T11:07:30Z")); // suspended: the 10:20 timer runs an hour late
+        timers.runDue();
+        timers.advanceTo(Instant.parse("2026-03-02T11:20:00Z"));
+
+        assertThat(launcher.insertedKeys()).containsExactly(key("2026-03-02T10:20:00Z"), key("2026-03-02T11:20:00Z"));
     }
 
     // ---- stop ----------------------------------------------------------------------------------
