@@ -116,7 +116,7 @@ public final class ActorDeclarations {
         if (!e.cron().isBlank()) {
             try {
                 CronSchedule parsed = CronSchedule.parse(e.cron());
-                // A cron that parses but names a date that never occurs ("0 0 30 2 *") used to deploy and
+                // A cron that parses but names a date that never occurs ("0 0 30 2 *") would deploy and
                 // then arm no timer at all; nextAfter throws for it, so ask once here and fail the deploy.
                 parsed.nextAfter(Instant.EPOCH);
                 cron = Optional.of(parsed);
