@@ -6,6 +6,7 @@ import io.cyclium.actor.trigger.PayloadFilter;
 import io.cyclium.actor.trigger.ScheduleBuckets;
 import io.cyclium.episode.Budget;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -114,7 +115,11 @@ public final class ActorDeclarations {
         Optional<CronSchedule> cron = Optional.empty();
         if (!e.cron().isBlank()) {
             try {
-                cron = Optional.of(CronSchedule.parse(e.cron()));
+                CronSchedule parsed = CronSchedule.parse(e.cron());
+                // A cron that parses but names a date that never occurs ("0 0 30 2 *") would deploy and
+                // then arm no timer at all; nextAfter throws for it, so ask once here and fail the deploy.
+                parsed.nextAfter(Instant.EPOCH);
+                cron = Optional.of(parsed);
             } catch (InvalidCronException ex) {
                 problems.add(at + ": " + ex.getMessage());
             }

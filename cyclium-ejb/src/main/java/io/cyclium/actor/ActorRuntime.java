@@ -189,17 +189,22 @@ public final class ActorRuntime {
     public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker,
             String workflowInstanceId, String workflowStepId) {
         boolean runNow;
+        CircuitBreaker breaker = breakers.get(exp.id());
+        boolean probe;
         synchronized (this) {
             if (!accepting) {
                 return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
             }
-            CircuitBreaker breaker = breakers.get(exp.id());
             if (!bypassBreaker && breaker != null && !breaker.allow(clock.instant())) {
                 telemetry.count("trigger_rejected_by_breaker", "actor", definition.id(), "expectation", exp.id());
                 return new FireResult(FireResult.Kind.REJECTED_BY_BREAKER, null, dedupeKey);
             }
+            // allow() is only called under this lock and is the only way into HALF_OPEN, where it says
+            // yes once: a yes in HALF_OPEN means this fire is the probe.
+            probe = !bypassBreaker && breaker != null && breaker.state() == CircuitBreaker.State.HALF_OPEN;
             runNow = active.size() + reserved < maxConcurrent;
             if (!runNow && definition.overflow() == Overflow.DROP) {
+                probeNotRun(probe, breaker);
                 telemetry.count("episode_dropped", "actor", definition.id(), "expectation", exp.id());
                 return new FireResult(FireResult.Kind.DROPPED, null, dedupeKey);
             }
@@ -219,10 +224,12 @@ public final class ActorRuntime {
             inserted = launcher.insert(episode);
         } catch (RuntimeException e) {
             release(runNow);
+            probeNotRun(probe, breaker);
             throw e;
         }
         if (!inserted) {
             release(runNow);
+            probeNotRun(probe, breaker);
             LOG.fine(() -> "Key " + dedupeKey + " is already taken: another node (or an earlier trigger) has it");
             telemetry.count("episode_deduplicated", "actor", definition.id(), "expectation", exp.id());
             return new FireResult(FireResult.Kind.DUPLICATE, null, dedupeKey);
@@ -256,6 +263,13 @@ public final class ActorRuntime {
         }
         drain();
         return new FireResult(FireResult.Kind.QUEUED, id, dedupeKey);
+    }
+
+    /** A probe that created no episode here will never finish here; see {@link CircuitBreaker#probeNotRun}. */
+    private static void probeNotRun(boolean probe, CircuitBreaker breaker) {
+        if (probe) {
+            breaker.probeNotRun();
+        }
     }
 
     private synchronized void release(boolean reservedSlot) {

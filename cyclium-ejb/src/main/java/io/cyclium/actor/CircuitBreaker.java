@@ -54,6 +54,17 @@ final class CircuitBreaker {
         }
     }
 
+    /**
+     * The probe {@link #allow} let through created no episode here (dropped, or another node's insert
+     * won its key), so no outcome will ever be recorded for it on this node: let the next fire probe.
+     * Without this the breaker stayed half-open with a probe "in flight" and rejected every fire.
+     */
+    synchronized void probeNotRun() {
+        if (state == State.HALF_OPEN) {
+            probeInFlight = false;
+        }
+    }
+
     synchronized State state() {
         return state;
     }

@@ -58,11 +58,12 @@ public final class ScheduledTriggers {
             return;
         }
         schedule(Duration.between(clock.instant(), next), () -> {
-            fireInterval(runtime, exp, buckets, next);
-            // After a long pause (GC, suspended VM) skip to the current bucket instead of replaying each one.
-            Instant following = next.plus(buckets.interval());
-            Instant current = buckets.bucketStart(clock.instant()).plus(buckets.interval());
-            armInterval(runtime, exp, buckets, following.isBefore(current) ? current : following);
+            // After a long pause (GC, suspended VM) fire the current bucket, not the stale "next" nor each
+            // missed one: the current bucket must be covered by this node, which is up during it.
+            Instant current = buckets.bucketStart(clock.instant());
+            Instant at = current.isAfter(next) ? current : next;
+            fireInterval(runtime, exp, buckets, at);
+            armInterval(runtime, exp, buckets, at.plus(buckets.interval()));
         });
     }
 
@@ -89,7 +90,10 @@ public final class ScheduledTriggers {
                     ScheduleBuckets.cronBucket(tick)), env);
             runtime.fireWithJitter(exp, new TriggerInfo(TriggerInfo.CRON, null, null, JsonValue.EMPTY_JSON_OBJECT, tick),
                     key, false);
-            armCron(runtime, exp, cron, tick);
+            // After a long pause (GC, suspended VM) go on from now: arming from the late tick would replay
+            // every tick missed during the pause at once, one episode each.
+            Instant now = clock.instant();
+            armCron(runtime, exp, cron, now.isAfter(tick) ? now : tick);
         });
     }
 

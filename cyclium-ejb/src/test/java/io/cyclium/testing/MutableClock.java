@@ -5,22 +5,28 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Objects;
 
-/** A clock tests move by hand, so time-based rules are tested without sleeping. */
+/** A UTC clock that stands still until a test sets or advances it. */
 public final class MutableClock extends Clock {
 
     private volatile Instant now;
 
     public MutableClock(Instant start) {
-        this.now = start;
-    }
-
-    public void advance(Duration d) {
-        now = now.plus(d);
+        this.now = Objects.requireNonNull(start, "start");
     }
 
     public void set(Instant instant) {
-        now = instant;
+        now = Objects.requireNonNull(instant, "instant");
+    }
+
+    public void advance(Duration duration) {
+        now = now.plus(duration);
+    }
+
+    @Override
+    public Instant instant() {
+        return now;
     }
 
     @Override
@@ -30,11 +36,6 @@ public final class MutableClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        return this;
-    }
-
-    @Override
-    public Instant instant() {
-        return now;
+        throw new UnsupportedOperationException("a MutableClock stays in UTC");
     }
 }
