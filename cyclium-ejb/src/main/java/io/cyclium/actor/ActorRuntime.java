@@ -140,10 +140,15 @@ public final class ActorRuntime {
                 if (previous != null) {
                     previous.cancel(false);
                 }
-                return timers.schedule(() -> {
-                    debounces.remove(k);
+                // remove(k, self): a timer that fires while a newer event re-arms the subject must not
+                // remove the newer timer from the map, or a later event could not cancel it.
+                java.util.concurrent.atomic.AtomicReference<ScheduledFuture<?>> self = new java.util.concurrent.atomic.AtomicReference<>();
+                ScheduledFuture<?> f = timers.schedule(() -> {
+                    debounces.remove(k, self.get());
                     fireWithJitter(exp, trigger, key, false);
                 }, exp.debounce().toMillis(), TimeUnit.MILLISECONDS);
+                self.set(f);
+                return f;
             });
             return;
         }
