@@ -185,7 +185,7 @@ public class EpisodeStore {
 
     /** Marks a queued or recovered episode as running here. 0 rows: it is no longer running. */
     public int claimRun(EntityManager em, String episodeId, String node) {
-        return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = NULL, updated_at = " + now()
+        return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = NULL, phase = NULL, updated_at = " + now()
                         + " WHERE id = ?2 AND status = 'running'")
                 .setParameter(1, node).setParameter(2, episodeId).executeUpdate();
     }

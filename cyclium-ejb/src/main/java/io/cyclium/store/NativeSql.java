@@ -53,6 +53,17 @@ public final class NativeSql {
         return this;
     }
 
+    /**
+     * Appends an SQL fragment built around one bound parameter, e.g. the vendor's
+     * "now + ?n seconds": {@code fragment} receives the placeholder ({@code ?n}) to place.
+     */
+    public NativeSql around(Object value, java.util.function.UnaryOperator<String> fragment) {
+        Objects.requireNonNull(value, "a NativeSql parameter may not be null");
+        parameters.add(value);
+        text.append(fragment.apply("?" + parameters.size()));
+        return this;
+    }
+
     /** Appends {@code column = ?n}, or {@code column IS NULL} when the value is null. */
     public NativeSql is(String column, Object valueOrNull) {
         if (valueOrNull == null) {

@@ -1,0 +1,128 @@
+package io.cyclium.recovery;
+
+import io.cyclium.episode.StepKind;
+import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.NativeSql;
+import jakarta.json.Json;
+import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Owns the recovery and drain SQL on episodes: finding orphans, the recovery claim on the episode
+ * row (a compare-and-set on {@code attempts}), failing orphans, and the drain's set-based stamps.
+ */
+public class RecoveryStore {
+
+    public static final String INTERRUPTED = "interrupted";
+    public static final String RECOVERING = "recovering";
+
+    private final DatabaseVendor vendor;
+
+    public RecoveryStore(DatabaseVendor vendor) {
+        this.vendor = vendor;
+    }
+
+    /**
+     * Running episodes whose newest journal entry (or start, without one) is older than
+     * {@code staleAfterSeconds} on the database clock, or that a drain stamped interrupted.
+     */
+    @SuppressWarnings("unchecked")
+    public List<Orphan> listOrphans(EntityManager em, long staleAfterSeconds, SweepScope scope, int limit) {
+        NativeSql sql = new NativeSql().sql("SELECT e.id, e.actor_id, e.expectation_id, e.dedupe_key, e.attempts,"
+                + " e.max_attempts, e.phase, e.source_stack, e.source_env, e.workflow_instance_id, e.workflow_step_id"
+                + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
+                + INTERRUPTED + "' OR COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s WHERE s.episode_id = e.id),"
+                + " e.started_at) < ").around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")");
+        if (!scope.anyStack()) {
+            sql.sql(" AND (e.source_stack IS NULL OR ").is("e.source_stack", scope.stack()).sql(")");
+        }
+        sql.sql(" AND ").is("e.source_env", scope.env()).sql(" ORDER BY e.started_at");
+        List<Object[]> rows = sql.query(em).setMaxResults(limit).getResultList();
+        List<Orphan> out = new ArrayList<>();
+        for (Object[] r : rows) {
+            out.add(new Orphan((String) r[0], (String) r[1], (String) r[2], (String) r[3], ((Number) r[4]).intValue(),
+                    ((Number) r[5]).intValue(), (String) r[6], (String) r[7], (String) r[8], (String) r[9], (String) r[10]));
+        }
+        return out;
+    }
+
+    /**
+     * The recovery claim on the episode row: one UPDATE that re-states the attempts count it read,
+     * so of two nodes sweeping at once exactly one gets 1 row. 0 rows: another node claimed it
+     * first, or it finished meanwhile.
+     */
+    public int claimForRecovery(EntityManager em, Orphan o) {
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + RECOVERING + "', attempts = attempts + 1,"
+                        + " run_node = NULL, updated_at = " + vendor.utcNow() + " WHERE id = ").value(o.id())
+                .sql(" AND status = 'running' AND archived_at IS NULL AND attempts = ").value(o.attempts())
+                .executeUpdate(em);
+    }
+
+    /** Fails a claimed orphan and closes its journal like the runner does. 0 rows: it moved on. */
+    public int failOrphan(EntityManager em, String episodeId, String node, String reason) {
+        int n = new NativeSql().sql("UPDATE cyclium_episodes SET status = 'failed', error_class = 'orphaned', error_detail = ")
+                .value(reason).sql(", phase = NULL, finished_at = " + vendor.utcNow() + ", updated_at = " + vendor.utcNow()
+                        + " WHERE id = ").value(episodeId).sql(" AND status = 'running' AND phase = '" + RECOVERING + "'")
+                .executeUpdate(em);
+        if (n == 1) {
+            journalNext(em, episodeId, StepKind.EPISODE_FAILED, node,
+                    Json.createObjectBuilder().add("errorClass", "orphaned").add("reason", reason).build().toString(), "orphaned");
+        }
+        return n;
+    }
+
+    /** Gives a claimed orphan back (its policy cannot run here): phase back to interrupted, attempt refunded. */
+    public int unclaim(EntityManager em, String episodeId) {
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', attempts = attempts - 1, updated_at = "
+                + vendor.utcNow() + " WHERE id = ").value(episodeId).sql(" AND status = 'running' AND phase = '" + RECOVERING + "'")
+                .executeUpdate(em);
+    }
+
+    private void journalNext(EntityManager em, String episodeId, String kind, String node, String detail, String errorClass) {
+        new NativeSql().sql("INSERT INTO cyclium_episode_steps (episode_id, step_no, kind, node_identity, detail, error_class,"
+                        + " created_at) SELECT ").value(episodeId).sql(", COALESCE(MAX(step_no), 0) + 1, ").value(kind)
+                .sql(", ").value(node).sql(", ").value(detail).sql(", ").value(errorClass)
+                .sql(", " + vendor.utcNow() + " FROM cyclium_episode_steps WHERE episode_id = ").value(episodeId)
+                .executeUpdate(em);
+    }
+
+    // ---- drain -------------------------------------------------------------------------------
+
+    /** Stamps this node's running episodes interrupted (one statement). */
+    public int stampInterrupted(EntityManager em, String node) {
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', updated_at = " + vendor.utcNow()
+                + " WHERE run_node = ").value(node).sql(" AND status = 'running'").executeUpdate(em);
+    }
+
+    /**
+     * Journals one {@code interrupted} marker per stamped episode (one statement). A task still
+     * writing its own step at this instant can take the same step number; the caller then falls
+     * back to {@link #markInterruptedOneByOne}.
+     */
+    public int markInterrupted(EntityManager em, String node) {
+        return new NativeSql().sql("INSERT INTO cyclium_episode_steps (episode_id, step_no, kind, node_identity, detail, created_at)"
+                        + " SELECT e.id, COALESCE((SELECT MAX(s.step_no) FROM cyclium_episode_steps s WHERE s.episode_id = e.id), 0) + 1, '"
+                        + StepKind.INTERRUPTED + "', ").value(node)
+                .sql(", '{\"event\":\"interrupted\",\"reason\":\"drain\"}', " + vendor.utcNow()
+                        + " FROM cyclium_episodes e WHERE e.run_node = ").value(node)
+                .sql(" AND e.status = 'running' AND e.phase = '" + INTERRUPTED + "'")
+                .executeUpdate(em);
+    }
+
+    @SuppressWarnings("unchecked")
+    public List<String> interruptedOn(EntityManager em, String node) {
+        return new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE run_node = ").value(node)
+                .sql(" AND status = 'running' AND phase = '" + INTERRUPTED + "'").query(em).getResultList();
+    }
+
+    public void markInterruptedOne(EntityManager em, String episodeId, String node) {
+        journalNext(em, episodeId, StepKind.INTERRUPTED, node, "{\"event\":\"interrupted\",\"reason\":\"drain\"}", null);
+    }
+
+    /** Records that this node stopped (console). */
+    public void nodeStopped(EntityManager em, String node) {
+        new NativeSql().sql("UPDATE cyclium_nodes SET stopped_at = " + vendor.utcNow() + ", last_seen = " + vendor.utcNow()
+                + " WHERE node_identity = ").value(node).executeUpdate(em);
+    }
+}
