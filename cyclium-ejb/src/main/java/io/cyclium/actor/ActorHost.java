@@ -126,6 +126,18 @@ public class ActorHost {
                 + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));
     }
 
+    private volatile boolean draining;
+
+    /** The node is shutting down: no new triggers, no recovery restarts here. */
+    public void beginDrain() {
+        draining = true;
+        stopTriggers();
+    }
+
+    public boolean draining() {
+        return draining;
+    }
+
     /** Stops triggers (schedules, debounce, new fires). Running tasks are the drainer's business. */
     public synchronized void stopTriggers() {
         if (schedules != null) {

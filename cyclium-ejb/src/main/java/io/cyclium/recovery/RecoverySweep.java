@@ -112,6 +112,10 @@ public class RecoverySweep {
 
     /** One sweep over the given scope (also the API's "run the sweep now"). */
     public SweepReport sweep(SweepScope scope) {
+        if (host.draining()) {
+            // A node going down must not restart the very episodes its drain just stamped.
+            return new SweepReport(0, 0, 0, 0, scope.stack(), scope.env());
+        }
         long staleSeconds = Math.max(1, config.staleAfter().toSeconds());
         List<Orphan> orphans = new ArrayList<>(tx.inNewTransaction(em -> store.listOrphans(em, staleSeconds, scope, BATCH)));
         // Nodes woken by the same timer should not all race for the same first row.
