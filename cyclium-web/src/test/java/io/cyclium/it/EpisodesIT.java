@@ -15,6 +15,11 @@ import io.cyclium.finding.FindingView;
 import io.cyclium.it.actors.CountingAdapter;
 import io.cyclium.it.actors.ItStrategies;
 import io.cyclium.problem.Problem;
+import io.cyclium.recovery.RecoverySweep;
+import io.cyclium.recovery.SweepReport;
+import io.cyclium.recovery.SweepScope;
+import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.Tx;
 import io.cyclium.store.JsonText;
 import jakarta.inject.Inject;
 import java.io.StringReader;
@@ -322,6 +327,66 @@ class EpisodesIT {
         HttpResponse<String> approve = call(base, "POST", "api/episodes/" + UUID.randomUUID() + "/approve", "{}");
         assertThat(approve.statusCode()).isEqualTo(400);
         assertThat(approve.body()).contains("\"field\":\"planHash\"");
+    }
+
+    // ---- recovery ---------------------------------------------------------------------------------
+
+    @Inject
+    RecoverySweep sweep;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    SchemaMigrator schema;
+
+    private String orphan(String expectation, int attempts, int maxAttempts, String phase, int quietSeconds, String env) {
+        return Orphans.insert(tx, schema.vendor(), expectation, attempts, maxAttempts, phase, quietSeconds, env);
+    }
+
+    @Test
+    void a_stale_orphan_whose_policy_is_restart_resumes_and_finishes() {
+        String id = orphan("restartable", 1, 3, null, 600, null);
+        SweepReport report = sweep.sweep(SweepScope.of(null, null));
+        assertThat(report.restarted()).isGreaterThanOrEqualTo(1);
+        EpisodeView done = awaitStatus(id, "done");
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(done.runNode()).isEqualTo("arquillian-node-1");
+        assertThat(kinds(episodes.detail(id))).containsExactly("resumed", "observation", "episode_completed");
+    }
+
+    @Test
+    void a_stale_orphan_with_the_default_policy_fails_as_orphaned() {
+        String id = orphan("echo", 1, 3, null, 600, null);
+        sweep.sweep(SweepScope.of(null, null));
+        EpisodeView e = awaitStatus(id, "failed");
+        assertThat(e.errorClass()).isEqualTo("orphaned");
+        assertThat(kinds(episodes.detail(id))).containsExactly("episode_failed");
+    }
+
+    @Test
+    void an_orphan_past_its_max_attempts_fails_instead_of_restarting_forever() {
+        String id = orphan("restartable", 3, 3, null, 600, null);
+        sweep.sweep(SweepScope.of(null, null));
+        EpisodeView e = awaitStatus(id, "failed");
+        assertThat(e.errorClass()).isEqualTo("orphaned");
+        assertThat(episodes.detail(id).steps().get(0).detail()).contains("exceeds max attempts 3");
+    }
+
+    @Test
+    void an_episode_stamped_interrupted_is_recovered_without_waiting_for_staleness() {
+        String id = orphan("restartable", 1, 3, "interrupted", 1, null);
+        sweep.sweep(SweepScope.of(null, null));
+        assertThat(awaitStatus(id, "done").attempts()).isEqualTo(2);
+    }
+
+    @Test
+    void a_sweep_leaves_another_envs_orphans_alone() {
+        String other = orphan("echo", 1, 3, null, 600, "elsewhere");
+        sweep.sweep(SweepScope.of(null, null));
+        assertThat(episodes.detail(other).episode().status()).isEqualTo("running");
+        sweep.sweep(SweepScope.of(null, "elsewhere"));
+        assertThat(awaitStatus(other, "failed").errorClass()).isEqualTo("orphaned");
     }
 
     @Test

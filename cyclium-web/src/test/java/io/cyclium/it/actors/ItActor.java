@@ -3,6 +3,7 @@ package io.cyclium.it.actors;
 import io.cyclium.actor.Actor;
 import io.cyclium.actor.Expectation;
 import io.cyclium.actor.OnEvent;
+import io.cyclium.actor.RecoveryPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /** The actor the integration tests drive; one expectation per behaviour under test. */
@@ -15,6 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 @Expectation(id = "output", strategy = ItStrategies.OutputOnce.class)
 @Expectation(id = "forever", strategy = ItStrategies.Forever.class, maxSteps = 5)
 @Expectation(id = "slow", strategy = ItStrategies.Slow.class, maxSteps = 500)
+@Expectation(id = "restartable", strategy = ItStrategies.Echo.class, recovery = RecoveryPolicy.RESTART)
 @Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
 public class ItActor {
 }
