@@ -3,7 +3,6 @@ package io.cyclium.actor;
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.config.NodeMode;
 import io.cyclium.episode.ConvergeEffects;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeStore;
@@ -13,6 +12,8 @@ import io.cyclium.episode.RunControl;
 import io.cyclium.episode.Strategy;
 import io.cyclium.episode.StrategyLookup;
 import io.cyclium.node.NodeIdentity;
+import io.cyclium.node.NodeModes;
+import io.cyclium.trigger.TriggerRequestStore;
 import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
@@ -69,6 +70,9 @@ public class ActorHost {
     ConvergeEffects effects;
 
     @Inject
+    NodeModes modes;
+
+    @Inject
     ClaimGate claims;
 
     @Inject
@@ -100,15 +104,11 @@ public class ActorHost {
         store = new EpisodeStore(schema.vendor());
         EpisodeTask.Environment env = new EpisodeTask.Environment(tx, store, lookup(), claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry);
-        runner = new LocalRunner(env, executor);
+        runner = new LocalRunner(env, executor, new TriggerRequestStore(schema.vendor()));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         for (ActorDefinition def : discovery.definitions()) {
             if (!config.demoEnabled() && def.beanClass().getName().startsWith("io.cyclium.demo.")) {
                 notRunningWhy.put(def.id(), "demo actors are off (cyclium.demo.enabled=false)");
-                continue;
-            }
-            if (config.mode() == NodeMode.DISABLED) {
-                notRunningWhy.put(def.id(), "node mode is disabled");
                 continue;
             }
             if (!def.runsOnStack(config.stackSlug())) {
@@ -117,8 +117,9 @@ public class ActorHost {
                 continue;
             }
             int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
+            String actorId = def.id();
             ActorRuntime rt = new ActorRuntime(def, slots, runner, timers, clock, telemetry, identity.name(),
-                    config.stackSlug(), config.env(), config.jitterMaxMs());
+                    config.stackSlug(), config.env(), config.jitterMaxMs(), () -> modes.modeFor(actorId));
             runtimes.put(def.id(), rt);
         }
         runtimes.values().forEach(schedules::arm);
@@ -245,6 +246,16 @@ public class ActorHost {
 
     public EpisodeStore store() {
         return store;
+    }
+
+    /** Runs an episode a trigger-only node deferred (the poller's hand-off); false when the actor is not here. */
+    public boolean dispatch(String actorId, String episodeId, boolean resume) {
+        ActorRuntime rt = runtimes.get(actorId);
+        if (rt == null) {
+            return false;
+        }
+        rt.dispatch(episodeId, resume);
+        return true;
     }
 
     /** Hands a recovered episode (and the claim recovery took) to its actor; false when the actor is not here. */

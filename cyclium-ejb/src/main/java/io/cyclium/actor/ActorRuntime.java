@@ -2,6 +2,7 @@ package io.cyclium.actor;
 
 import io.cyclium.actor.trigger.CanonicalJson;
 import io.cyclium.claims.HeldClaim;
+import io.cyclium.config.NodeMode;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeRef;
@@ -28,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -53,6 +55,19 @@ public final class ActorRuntime {
 
         /** Cancels a queued episode that never started (shed_oldest). */
         void cancelQueued(String episodeId);
+
+        /**
+         * Trigger-only: inserts the episode row (so UIs see it) and a trigger request for a full
+         * node, in one transaction; false when the dedupe key is taken.
+         */
+        default boolean defer(NewEpisode episode) {
+            throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
+        }
+
+        /** Trigger-only: asks a full node to run an existing episode (e.g. after an approval). */
+        default void deferExisting(String episodeId, String actorId, String expectationId, boolean resume) {
+            throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
+        }
     }
 
     private record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
@@ -68,6 +83,7 @@ public final class ActorRuntime {
     private final String stackSlug;
     private final String env;
     private final long jitterMaxMs;
+    private final Supplier<NodeMode> mode;
 
     private final Set<String> active = new LinkedHashSet<>();
     private final Deque<Pending> queue = new ArrayDeque<>();
@@ -79,6 +95,15 @@ public final class ActorRuntime {
 
     public ActorRuntime(ActorDefinition definition, int maxConcurrent, Launcher launcher, ScheduledExecutorService timers,
             Clock clock, Telemetry telemetry, String node, String stackSlug, String env, long jitterMaxMs) {
+        this(definition, maxConcurrent, launcher, timers, clock, telemetry, node, stackSlug, env, jitterMaxMs,
+                () -> NodeMode.FULL);
+    }
+
+    /** @param mode this actor's current mode (node mode or override), read on every trigger */
+    public ActorRuntime(ActorDefinition definition, int maxConcurrent, Launcher launcher, ScheduledExecutorService timers,
+            Clock clock, Telemetry telemetry, String node, String stackSlug, String env, long jitterMaxMs,
+            Supplier<NodeMode> mode) {
+        this.mode = mode;
         this.definition = definition;
         this.maxConcurrent = maxConcurrent;
         this.launcher = launcher;
@@ -193,6 +218,11 @@ public final class ActorRuntime {
 
     public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker,
             String workflowInstanceId, String workflowStepId) {
+        NodeMode current = mode.get();
+        if (current == NodeMode.DISABLED) {
+            return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
+        }
+        boolean defer = current == NodeMode.TRIGGER_ONLY;
         boolean runNow;
         CircuitBreaker breaker = breakers.get(exp.id());
         boolean probe;
@@ -207,8 +237,9 @@ public final class ActorRuntime {
             // allow() is only called under this lock and is the only way into HALF_OPEN, where it says
             // yes once: a yes in HALF_OPEN means this fire is the probe.
             probe = !bypassBreaker && breaker != null && breaker.state() == CircuitBreaker.State.HALF_OPEN;
-            runNow = active.size() + reserved < maxConcurrent;
-            if (!runNow && definition.overflow() == Overflow.DROP) {
+            // Deferred episodes take no local slot; the full node that dispatches them applies its own.
+            runNow = !defer && active.size() + reserved < maxConcurrent;
+            if (!defer && !runNow && definition.overflow() == Overflow.DROP) {
                 probeNotRun(probe, breaker);
                 telemetry.count("episode_dropped", "actor", definition.id(), "expectation", exp.id());
                 return new FireResult(FireResult.Kind.DROPPED, null, dedupeKey);
@@ -222,8 +253,26 @@ public final class ActorRuntime {
         }
         String id = UUID.randomUUID().toString();
         NewEpisode episode = new NewEpisode(id, definition.id(), exp.id(), definition.specRev(), trigger, dedupeKey,
-                exp.maxAttempts(), exp.budget(), runNow ? node : null, !runNow, stackSlug, env, workflowInstanceId,
+                exp.maxAttempts(), exp.budget(), runNow ? node : null, !runNow && !defer, stackSlug, env, workflowInstanceId,
                 workflowStepId);
+        if (defer) {
+            // Trigger-only: the row is created (UIs see it) with a request a full node will run;
+            // the full node's runtime applies its own slots when it dispatches.
+            boolean deferred;
+            try {
+                deferred = launcher.defer(episode);
+            } catch (RuntimeException e) {
+                probeNotRun(probe, breaker);
+                throw e;
+            }
+            if (!deferred) {
+                probeNotRun(probe, breaker);
+                telemetry.count("episode_deduplicated", "actor", definition.id(), "expectation", exp.id());
+                return new FireResult(FireResult.Kind.DUPLICATE, null, dedupeKey);
+            }
+            telemetry.count("episode_deferred", "actor", definition.id(), "expectation", exp.id());
+            return new FireResult(FireResult.Kind.DEFERRED, id, dedupeKey);
+        }
         boolean inserted;
         try {
             inserted = launcher.insert(episode);
@@ -296,9 +345,18 @@ public final class ActorRuntime {
         enqueue(new Pending(episodeId, true, handedClaim, true));
     }
 
-    /** Resumes an episode whose approval or wait was resolved. */
-    public void resume(String episodeId) {
+    /** Resumes an episode whose approval or wait was resolved (deferred to a full node in trigger-only mode). */
+    public void resume(String episodeId, String expectationId) {
+        if (mode.get() == NodeMode.TRIGGER_ONLY) {
+            launcher.deferExisting(episodeId, definition.id(), expectationId, true);
+            return;
+        }
         enqueue(new Pending(episodeId, true, null, true));
+    }
+
+    /** Runs an episode a trigger-only node deferred to this (full) node; never dropped. */
+    public void dispatch(String episodeId, boolean resume) {
+        enqueue(new Pending(episodeId, resume, null, true));
     }
 
     private void enqueue(Pending p) {

@@ -8,6 +8,8 @@ public record FireResult(Kind kind, String episodeId, String dedupeKey) {
         STARTED,
         /** Inserted, waiting for a slot (row marked queued). */
         QUEUED,
+        /** Inserted with a trigger request: a full node will run it (trigger-only mode). */
+        DEFERRED,
         /** The dedupe key is already taken by an active episode (another node or an earlier trigger). */
         DUPLICATE,
         /** All slots busy and the actor drops overflow. */

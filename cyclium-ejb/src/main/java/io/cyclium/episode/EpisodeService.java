@@ -220,7 +220,7 @@ public class EpisodeService {
             return e;
         });
         if (approved) {
-            host.runtime(row.actorId).ifPresent(rt -> rt.resume(id));
+            host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
         } else {
             finished.fire(new EpisodeFinished(id, row.actorId, row.expectationId, "canceled", "denied",
                     row.workflowInstanceId, row.workflowStepId));

@@ -3,6 +3,7 @@ package io.cyclium.episode;
 import io.cyclium.actor.ActorRuntime;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.store.Tx;
+import io.cyclium.trigger.TriggerRequestStore;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -23,11 +24,13 @@ public final class LocalRunner implements ActorRuntime.Launcher {
 
     private final EpisodeTask.Environment env;
     private final ExecutorService executor;
+    private final TriggerRequestStore requests;
     private final Map<String, RunControl> running = new ConcurrentHashMap<>();
 
-    public LocalRunner(EpisodeTask.Environment env, ExecutorService executor) {
+    public LocalRunner(EpisodeTask.Environment env, ExecutorService executor, TriggerRequestStore requests) {
         this.env = env;
         this.executor = executor;
+        this.requests = requests;
     }
 
     public EpisodeTask.Environment environment() {
@@ -37,6 +40,28 @@ public final class LocalRunner implements ActorRuntime.Launcher {
     @Override
     public boolean insert(NewEpisode episode) {
         return env.tx().inNewTransaction(em -> env.store().insert(em, episode));
+    }
+
+    /** The episode row and its trigger request in one transaction: both or neither. */
+    @Override
+    public boolean defer(NewEpisode episode) {
+        return env.tx().inNewTransaction(em -> {
+            if (!env.store().insert(em, episode)) {
+                return false;
+            }
+            requests.insert(em, java.util.UUID.randomUUID().toString(), episode.id(), episode.actorId(),
+                    episode.expectationId(), env.node(), episode.sourceStack(), episode.sourceEnv(), false);
+            return true;
+        });
+    }
+
+    @Override
+    public void deferExisting(String episodeId, String actorId, String expectationId, boolean resume) {
+        env.tx().run(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, episodeId);
+            requests.insert(em, java.util.UUID.randomUUID().toString(), episodeId, actorId, expectationId, env.node(),
+                    e == null ? null : e.sourceStack, e == null ? null : e.sourceEnv, resume);
+        });
     }
 
     @Override

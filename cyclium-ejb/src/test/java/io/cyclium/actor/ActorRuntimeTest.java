@@ -147,7 +147,7 @@ class ActorRuntimeTest {
         ActorRuntime rt = worker(Overflow.SHED_OLDEST, 1);
         String a = fire(rt, "k-a").episodeId();
         rt.recover("recovered-1", new HeldClaim("episode:recovered-1", 4, false));
-        rt.resume("resumed-1");
+        rt.resume("resumed-1", "exp");
         String b = fire(rt, "k-b").episodeId();
 
         fire(rt, "k-c");
@@ -221,7 +221,7 @@ class ActorRuntimeTest {
         assertThat(fire(rt, "k-b").kind()).isEqualTo(Kind.DROPPED);
 
         rt.recover("recovered-1", new HeldClaim("episode:recovered-1", 4, false));
-        rt.resume("resumed-1");
+        rt.resume("resumed-1", "exp");
 
         assertThat(rt.queuedCount()).isEqualTo(2);
         rt.exited(a);

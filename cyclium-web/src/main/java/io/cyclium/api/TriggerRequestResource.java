@@ -1,0 +1,45 @@
+package io.cyclium.api;
+
+import io.cyclium.problem.Problem;
+import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.Tx;
+import io.cyclium.trigger.TriggerRequestStore;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.List;
+import java.util.Set;
+
+/** {@code GET /cyclium/api/trigger-requests?status=&limit=}: deferred triggers, newest first. */
+@Path("trigger-requests")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class TriggerRequestResource {
+
+    static final Set<String> STATUSES = Set.of("pending", "claimed", "completed", "expired");
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    SchemaMigrator schema;
+
+    @GET
+    public List<TriggerRequestStore.Request> list(@QueryParam("status") String status, @QueryParam("limit") String limit) {
+        String s = status == null || status.isBlank() ? null : status.trim();
+        if (s != null && !STATUSES.contains(s)) {
+            throw Problem.invalid("status", "status \"" + (s.length() > 40 ? s.substring(0, 40) + "…" : s) + "\" is not one of "
+                    + new java.util.TreeSet<>(STATUSES));
+        }
+        int n = Math.min(EpisodeResource.parseLimit(limit), 500);
+        if (n < 1) {
+            throw Problem.invalid("limit", "limit must be at least 1, was " + n);
+        }
+        TriggerRequestStore store = new TriggerRequestStore(schema.vendor());
+        return tx.inNewTransaction(em -> store.recent(em, s, n));
+    }
+}
