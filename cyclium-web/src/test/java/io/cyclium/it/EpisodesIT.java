@@ -14,7 +14,10 @@ import io.cyclium.finding.Findings;
 import io.cyclium.finding.FindingView;
 import io.cyclium.it.actors.CountingAdapter;
 import io.cyclium.it.actors.ItStrategies;
+import io.cyclium.config.NodeMode;
+import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
+import io.cyclium.trigger.TriggerPoller;
 import io.cyclium.recovery.RecoverySweep;
 import io.cyclium.recovery.SweepReport;
 import io.cyclium.recovery.SweepScope;
@@ -387,6 +390,45 @@ class EpisodesIT {
         assertThat(episodes.detail(other).episode().status()).isEqualTo("running");
         sweep.sweep(SweepScope.of(null, "elsewhere"));
         assertThat(awaitStatus(other, "failed").errorClass()).isEqualTo("orphaned");
+    }
+
+    // ---- modes and deferred triggers ---------------------------------------------------------
+
+    @Inject
+    NodeModes modes;
+
+    @Inject
+    TriggerPoller poller;
+
+    @Test
+    void an_actor_switched_to_trigger_only_defers_and_once_cleared_its_request_runs_here() {
+        modes.setActorOverride("it_actor", NodeMode.TRIGGER_ONLY);
+        FireResult r;
+        try {
+            r = start("echo", Json.createObjectBuilder().add("deferred", true).build());
+            assertThat(r.kind()).isEqualTo(FireResult.Kind.DEFERRED);
+            assertThat(episodes.detail(r.episodeId()).episode().runNode()).isNull();
+            assertThat(modes.status().overrides()).containsEntry("it_actor", "trigger_only");
+        } finally {
+            modes.clearActorOverride("it_actor");
+        }
+        assertThat(poller.poll()).isGreaterThanOrEqualTo(1);
+        EpisodeView done = awaitStatus(r.episodeId(), "done");
+        assertThat(done.runNode()).isEqualTo("arquillian-node-1");
+        assertThat(poller.poll()).as("a request is dispatched once").isZero();
+    }
+
+    @Test
+    @RunAsClient
+    void malformed_mode_values_are_rejected_with_a_clear_400(@ArquillianResource URL base) throws Exception {
+        HttpResponse<String> bad = call(base, "PUT", "api/mode", "{\"mode\": \"turbo\"}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).contains("\"field\":\"mode\"").contains("full | trigger_only | disabled");
+        assertThat(call(base, "PUT", "api/mode", "{}").statusCode()).isEqualTo(400);
+        assertThat(call(base, "PUT", "api/mode/actors/no_such_actor", "{\"mode\": \"full\"}").statusCode()).isEqualTo(404);
+        HttpResponse<String> status = call(base, "GET", "api/mode", null);
+        assertThat(status.body()).contains("\"nodeMode\":\"full\"");
+        assertThat(call(base, "GET", "api/trigger-requests?status=lost", null).statusCode()).isEqualTo(400);
     }
 
     @Test
