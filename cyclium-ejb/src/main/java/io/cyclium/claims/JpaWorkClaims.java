@@ -7,6 +7,7 @@ import static io.cyclium.claims.ClaimArguments.checkOwner;
 import static io.cyclium.claims.ClaimArguments.checkWorkType;
 
 import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DeadlockVictim;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import io.cyclium.store.UniqueInsert;
@@ -21,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -32,7 +35,9 @@ import java.util.logging.Logger;
  * transition is one UPDATE whose WHERE re-states what the caller read (state, fence, and for a
  * steal that the lease has lapsed): the database serialises the UPDATEs of one row, and whichever
  * comes second finds its guard false. Row counts: 0 means another node won (normal, debug log),
- * 1 means mine, more than 1 is a bug and throws.
+ * 1 means mine, more than 1 is a bug and throws. Correctness needs no lock beyond the one each
+ * UPDATE takes on the rows it changes; on MariaDB those locks can still meet in a deadlock, whose
+ * victim is run again (see {@link #inTransaction}).
  *
  * <p>All lease arithmetic runs on the database's clock through {@link DatabaseVendor#utcNow()} and
  * {@link DatabaseVendor#utcNowPlusSeconds(String)}: no node-local instant enters a lease, so
@@ -47,6 +52,7 @@ public final class JpaWorkClaims implements WorkClaims {
     private static final String COLUMNS =
             "dedupe_key, state, owner_node, fence, attempt, work_type, lease_until, claimed_at";
     private static final String CLAIMED = "'claimed'";
+    private static final int DEADLOCK_ATTEMPTS = 5;
 
     private final Tx tx;
     private final DatabaseVendor vendor;
@@ -119,11 +125,42 @@ public final class JpaWorkClaims implements WorkClaims {
         checkLease(leaseSeconds);
         checkWorkType(workType);
         long started = System.nanoTime();
-        Acquisition result = tx.inNewTransaction(em -> acquireIn(em, key, owner, leaseSeconds, workType));
+        Acquisition result = inTransaction("acquire", em -> acquireIn(em, key, owner, leaseSeconds, workType));
         String outcome = result instanceof Acquisition.Acquired a ? (a.takeover() ? "steal" : "acquired") : "busy";
         telemetry.count(METRIC, "outcome", outcome);
         telemetry.time(METRIC + "_acquire", Duration.ofNanos(System.nanoTime() - started), "outcome", outcome);
         return result;
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own, again if the database rolled it back to break
+     * a deadlock. MariaDB's InnoDB locks index entries, not just rows: renewAll and releaseAll walk
+     * the (owner_node, state) index and then the primary key, while complete, fail and a steal
+     * lock the primary key and then rewrite that index entry, so a heartbeat tick and a settle or
+     * steal of one of its rows can each hold what the other waits for. Running the victim again is
+     * safe: nothing of it was applied, and each transaction is one guarded operation that re-reads
+     * whatever it decides on. (PostgreSQL and H2 lock rows only; single-row statements cannot
+     * close a cycle with renewAll there.)
+     */
+    private <T> T inTransaction(String operation, Function<EntityManager, T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return tx.inNewTransaction(work);
+            } catch (RuntimeException e) {
+                if (attempt == DEADLOCK_ATTEMPTS || !DeadlockVictim.isCause(e)) {
+                    throw e;
+                }
+                telemetry.count(METRIC + "_deadlock_retries", "operation", operation);
+                LOG.log(Level.FINE, "work claims {0} was a deadlock victim (attempt {1}); running it again",
+                        new Object[] {operation, attempt});
+                try {
+                    Thread.sleep(ThreadLocalRandom.current().nextLong(1, 5L * attempt + 1));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     private Acquisition acquireIn(EntityManager em, String key, String owner, int leaseSeconds, String workType) {
@@ -198,7 +235,7 @@ public final class JpaWorkClaims implements WorkClaims {
     public boolean renew(String key, String owner, int leaseSeconds) {
         checkClaim(key, owner);
         checkLease(leaseSeconds);
-        int changed = tx.inNewTransaction(em -> em.createNativeQuery(renew).setParameter(1, leaseSeconds)
+        int changed = inTransaction("renew", em -> em.createNativeQuery(renew).setParameter(1, leaseSeconds)
                 .setParameter(2, key).setParameter(3, owner).executeUpdate());
         if (changed == 0) {
             // stolen after our lease lapsed, settled by another task of ours, released, or absent
@@ -217,7 +254,7 @@ public final class JpaWorkClaims implements WorkClaims {
         checkLease(leaseSeconds);
         // One statement however many claims the node holds. A row stolen meanwhile no longer
         // names us (READ COMMITTED re-checks the guard on the latest version), so it is skipped.
-        int renewed = tx.inNewTransaction(em -> em.createNativeQuery(renewAll).setParameter(1, leaseSeconds)
+        int renewed = inTransaction("renewAll", em -> em.createNativeQuery(renewAll).setParameter(1, leaseSeconds)
                 .setParameter(2, owner).executeUpdate());
         for (int i = 0; i < renewed; i++) {
             telemetry.count(METRIC, "outcome", "renewed");
@@ -228,13 +265,13 @@ public final class JpaWorkClaims implements WorkClaims {
     @Override
     public List<ClaimRecord> ownedLive(String owner) {
         checkOwner(owner);
-        return tx.inNewTransaction(em -> records(em.createNativeQuery(ownedLive).setParameter(1, owner)));
+        return inTransaction("ownedLive", em -> records(em.createNativeQuery(ownedLive).setParameter(1, owner)));
     }
 
     @Override
     public boolean complete(String key, String owner) {
         checkClaim(key, owner);
-        int changed = tx.inNewTransaction(em -> em.createNativeQuery(complete).setParameter(1, key)
+        int changed = inTransaction("complete", em -> em.createNativeQuery(complete).setParameter(1, key)
                 .setParameter(2, owner).executeUpdate());
         return settled(changed, "complete", key, owner, "completed");
     }
@@ -242,7 +279,7 @@ public final class JpaWorkClaims implements WorkClaims {
     @Override
     public boolean fail(String key, String owner, String detail) {
         checkClaim(key, owner);
-        int changed = tx.inNewTransaction(em -> {
+        int changed = inTransaction("fail", em -> {
             Query q = detail == null ? em.createNativeQuery(failWithoutDetail)
                     : em.createNativeQuery(failWithDetail).setParameter(3, detail);
             return q.setParameter(1, key).setParameter(2, owner).executeUpdate();
@@ -264,13 +301,13 @@ public final class JpaWorkClaims implements WorkClaims {
     @Override
     public List<ClaimRecord> reclaimExpired(int limit) {
         checkLimit(limit);
-        return tx.inNewTransaction(em -> records(em.createNativeQuery(lapsedOrReleased).setMaxResults(limit)));
+        return inTransaction("reclaimExpired", em -> records(em.createNativeQuery(lapsedOrReleased).setMaxResults(limit)));
     }
 
     @Override
     public boolean ownsAtFence(String key, String owner, long fence) {
         checkClaim(key, owner);
-        Number n = tx.inNewTransaction(em -> (Number) em.createNativeQuery(ownsAtFence).setParameter(1, key)
+        Number n = inTransaction("ownsAtFence", em -> (Number) em.createNativeQuery(ownsAtFence).setParameter(1, key)
                 .setParameter(2, owner).setParameter(3, fence).getSingleResult());
         return n.intValue() == 1;
     }
@@ -278,7 +315,7 @@ public final class JpaWorkClaims implements WorkClaims {
     @Override
     public int releaseAll(String owner) {
         checkOwner(owner);
-        int released = tx.inNewTransaction(em -> em.createNativeQuery(releaseAll).setParameter(1, owner).executeUpdate());
+        int released = inTransaction("releaseAll", em -> em.createNativeQuery(releaseAll).setParameter(1, owner).executeUpdate());
         if (released > 0) {
             LOG.log(Level.INFO, "released {0} work claims of {1}: other nodes may take them over now",
                     new Object[] {released, owner});
@@ -289,7 +326,7 @@ public final class JpaWorkClaims implements WorkClaims {
     @Override
     public Optional<ClaimRecord> find(String key) {
         Objects.requireNonNull(key, "key");
-        return tx.inNewTransaction(em -> findIn(em, key));
+        return inTransaction("find", em -> findIn(em, key));
     }
 
     private Optional<ClaimRecord> findIn(EntityManager em, String key) {

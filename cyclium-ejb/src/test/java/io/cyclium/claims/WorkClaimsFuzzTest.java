@@ -58,9 +58,21 @@ class WorkClaimsFuzzTest {
     @EnumSource(Vendor.class)
     void three_owners_hammering_five_keys_never_share_a_lease_nor_reuse_a_fence(Vendor vendor) throws Exception {
         TestJpa jpa = databases.jpa(vendor);
-        WorkClaims claims = new JpaWorkClaims(jpa, jpa.vendor(), Telemetry.NOOP);
+        Map<String, AtomicLong> stats = new ConcurrentHashMap<>();
+        WorkClaims claims = new JpaWorkClaims(jpa, jpa.vendor(), new Telemetry() {
+            @Override
+            public void count(String name, String... tags) {
+                if (name.endsWith("_deadlock_retries")) {
+                    stats.computeIfAbsent("deadlock_retried_" + tags[1], n -> new AtomicLong()).incrementAndGet();
+                }
+            }
 
-        Fuzz fuzz = new Fuzz(vendor.name(), claims, key -> LeaseLapse.lapse(jpa, jpa.vendor(), key));
+            @Override
+            public void time(String name, java.time.Duration duration, String... tags) {
+            }
+        });
+
+        Fuzz fuzz = new Fuzz(vendor.name(), claims, key -> LeaseLapse.lapse(jpa, jpa.vendor(), key), stats);
         fuzz.run();
 
         fuzz.assertHeld();
@@ -70,7 +82,7 @@ class WorkClaimsFuzzTest {
     void the_fake_keeps_the_same_promises_under_the_same_hammering() throws Exception {
         FakeWorkClaims fake = new FakeWorkClaims();
 
-        Fuzz fuzz = new Fuzz("fake", fake, fake::lapse);
+        Fuzz fuzz = new Fuzz("fake", fake, fake::lapse, new ConcurrentHashMap<>());
         fuzz.run();
 
         fuzz.assertHeld();
@@ -91,7 +103,8 @@ class WorkClaimsFuzzTest {
 
         final AtomicInteger budget = new AtomicInteger(OPERATIONS);
         final AtomicLong calls = new AtomicLong();
-        final Map<String, AtomicLong> stats = new ConcurrentHashMap<>();
+        /** Outcome → how often; the store's telemetry may add to it too. */
+        final Map<String, AtomicLong> stats;
         final Queue<String> violations = new ConcurrentLinkedQueue<>();
         /** The highest fence per key whose acquire has returned. */
         final Map<String, AtomicLong> highestReturned = new ConcurrentHashMap<>();
@@ -99,8 +112,9 @@ class WorkClaimsFuzzTest {
         final Map<String, String> grants = new ConcurrentHashMap<>();
         long elapsedNanos;
 
-        Fuzz(String store, WorkClaims claims, Consumer<String> lapse) {
+        Fuzz(String store, WorkClaims claims, Consumer<String> lapse, Map<String, AtomicLong> stats) {
             this.store = store;
+            this.stats = stats;
             this.claims = claims;
             this.lapse = lapse;
             String run = UUID.randomUUID().toString().substring(0, 8);
