@@ -123,6 +123,17 @@ public final class NativeSql {
         return copy;
     }
 
+    /** A copy of this statement whose text starts with {@code replacement} instead of {@code prefix}. */
+    public NativeSql replacingPrefix(String prefix, String replacement) {
+        if (!text().startsWith(prefix)) {
+            throw new IllegalArgumentException("statement does not start with \"" + prefix + "\": " + text());
+        }
+        NativeSql copy = new NativeSql();
+        copy.text.append(replacement).append(text, prefix.length(), text.length());
+        copy.parameters.addAll(parameters);
+        return copy;
+    }
+
     public String text() {
         return text.toString();
     }

@@ -62,6 +62,37 @@ public final class UniqueInsert {
         }
     }
 
+    /**
+     * Runs {@code insert}, an {@code INSERT INTO table (...) VALUES (...)} whose primary key is a
+     * natural key the caller did not mint (a claim's dedupe key), so nothing in the row tells
+     * whether this call or a concurrent one added it; the caller takes the answer and commits,
+     * without writing the row it lost to in the same transaction.
+     *
+     * <p>PostgreSQL uses {@code ON CONFLICT DO NOTHING}, H2 and SQL Server the plain INSERT, as
+     * above. MariaDB uses {@code INSERT IGNORE}, which reports a taken key as 0 rows: the
+     * {@code ON DUPLICATE KEY UPDATE} form cannot tell the two outcomes apart here (the driver
+     * counts found rows, and there is no minted id to look up), and a plain INSERT that fails makes
+     * the driver log every lost race as a warning. IGNORE also turns other errors into warnings
+     * (a value too long is cut, a missing NOT NULL value becomes a default), so the caller must
+     * give every NOT NULL column a value that fits. The losing INSERT holds a shared lock on the
+     * winner's row until commit: two losers that then updated that row would deadlock.
+     *
+     * @return true when this call added the row; false when the key was already taken
+     */
+    public static boolean insertNaturalKey(EntityManager em, DatabaseVendor vendor, NativeSql insert) {
+        switch (vendor) {
+            case POSTGRESQL:
+                return insert.followedBy(" ON CONFLICT DO NOTHING").executeUpdate(em) == 1;
+            case MARIADB:
+                return insert.replacingPrefix("INSERT INTO ", "INSERT IGNORE INTO ").executeUpdate(em) == 1;
+            case H2:
+            case SQLSERVER:
+                return insertOnConnection(em, insert);
+            default:
+                throw new IllegalArgumentException(String.valueOf(vendor));
+        }
+    }
+
     private static boolean insertOnConnection(EntityManager em, NativeSql insert) {
         Connection connection = em.unwrap(Connection.class);
         if (connection == null) {

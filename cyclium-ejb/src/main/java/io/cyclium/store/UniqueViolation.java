@@ -13,19 +13,7 @@ public final class UniqueViolation {
     }
 
     public static boolean isCause(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof SQLException sql && isUniqueViolation(sql)) {
-                return true;
-            }
-            if (c instanceof SQLException sql) {
-                for (SQLException next = sql.getNextException(); next != null; next = next.getNextException()) {
-                    if (isUniqueViolation(next)) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return SqlCauses.any(t, UniqueViolation::isUniqueViolation);
     }
 
     static boolean isUniqueViolation(SQLException e) {
