@@ -1,19 +1,65 @@
 package io.cyclium.claims;
 
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import java.util.Optional;
 
 /**
- * The claim gate episode tasks use. Work claims on the database arrive with the claims issue;
- * until then every gate passes through (as with {@code cyclium.work-claims.enabled=false}).
+ * The claim gate episode tasks, the sweep and the poller use: leases in the database when
+ * {@code cyclium.work-claims.enabled=true} (the shipped default), otherwise a passthrough that
+ * writes nothing.
  */
 @ApplicationScoped
 public class ClaimGateProducer {
 
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    SchemaMigrator schema;
+
+    @Inject
+    Telemetry telemetry;
+
+    private volatile JpaWorkClaims workClaims;
+    private volatile LeasedClaimGate leased;
     private final ClaimGate passthrough = new PassthroughClaimGate();
+
+    private synchronized void init() {
+        if (workClaims == null) {
+            workClaims = new JpaWorkClaims(tx, schema.vendor(), telemetry);
+            if (config.workClaimsEnabled()) {
+                leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), telemetry);
+            }
+        }
+    }
 
     @Produces
     public ClaimGate claimGate() {
-        return passthrough;
+        init();
+        return leased != null ? leased : passthrough;
+    }
+
+    /** The leased gate, when claims are on. */
+    public Optional<LeasedClaimGate> leased() {
+        init();
+        return Optional.ofNullable(leased);
+    }
+
+    public JpaWorkClaims workClaims() {
+        init();
+        return workClaims;
     }
 }

@@ -312,6 +312,15 @@ public final class JpaWorkClaims implements WorkClaims {
         return n.intValue() == 1;
     }
 
+    /**
+     * {@link #releaseAll(String)} inside the caller's transaction, on the caller's EntityManager: the
+     * drain runs at shutdown, when it must not call into another EJB.
+     */
+    public int releaseAll(EntityManager em, String owner) {
+        checkOwner(owner);
+        return em.createNativeQuery(releaseAll).setParameter(1, owner).executeUpdate();
+    }
+
     @Override
     public int releaseAll(String owner) {
         checkOwner(owner);

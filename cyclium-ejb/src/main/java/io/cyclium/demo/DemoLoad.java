@@ -28,7 +28,7 @@ import java.util.logging.Logger;
  */
 @Singleton
 @Startup
-@DependsOn("ActorBootstrap")
+@DependsOn("EpisodeDrainer")
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class DemoLoad {
 

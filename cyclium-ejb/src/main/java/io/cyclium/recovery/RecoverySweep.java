@@ -46,7 +46,7 @@ import java.util.logging.Logger;
  */
 @Singleton
 @Startup
-@DependsOn("ActorBootstrap")
+@DependsOn("TriggerPoller")
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class RecoverySweep {
 

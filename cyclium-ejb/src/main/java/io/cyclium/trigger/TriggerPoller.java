@@ -35,7 +35,7 @@ import java.util.logging.Logger;
  */
 @Singleton
 @Startup
-@DependsOn("ActorBootstrap")
+@DependsOn("Heartbeat")
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class TriggerPoller {
 

@@ -1,0 +1,162 @@
+package io.cyclium.claims;
+
+import io.cyclium.telemetry.Telemetry;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The claim gate on real leases: acquire through {@link WorkClaims}, keep every held claim in one
+ * table the node's {@link Heartbeat} renews in a single statement per tick, and tell a task its
+ * claim is gone when the heartbeat finds it taken.
+ *
+ * <p>A key is marked pending before its acquire and until it is registered, so a heartbeat tick
+ * that runs in between never mistakes a brand-new lease for an orphan of this node.
+ */
+public final class LeasedClaimGate implements ClaimGate {
+
+    private static final Logger LOG = Logger.getLogger(LeasedClaimGate.class.getName());
+
+    private final WorkClaims claims;
+    private final String owner;
+    private final int leaseSeconds;
+    private final Telemetry telemetry;
+    private final Map<String, HeldClaim> held = new ConcurrentHashMap<>();
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private volatile boolean renewing = true;
+
+    public LeasedClaimGate(WorkClaims claims, String owner, int leaseSeconds, Telemetry telemetry) {
+        this.claims = claims;
+        this.owner = owner;
+        this.leaseSeconds = leaseSeconds;
+        this.telemetry = telemetry;
+    }
+
+    @Override
+    public Optional<HeldClaim> acquire(String key, String workType) {
+        pending.add(key);
+        try {
+            Acquisition a = claims.acquire(key, owner, leaseSeconds, workType);
+            if (a instanceof Acquisition.Acquired got) {
+                HeldClaim claim = new HeldClaim(key, got.claim().fence(), false);
+                held.put(key, claim);
+                return Optional.of(claim);
+            }
+            return Optional.empty();
+        } finally {
+            pending.remove(key);
+        }
+    }
+
+    @Override
+    public boolean stillOwns(HeldClaim claim) {
+        return !claim.lost() && claims.ownsAtFence(claim.key(), owner, claim.fence());
+    }
+
+    @Override
+    public void complete(HeldClaim claim) {
+        held.remove(claim.key(), claim);
+        // complete/fail are guarded by owner only: after A → B → A, this (first) run of A must not
+        // settle the claim its second run holds. Only settle at our own fence.
+        if (!claims.ownsAtFence(claim.key(), owner, claim.fence())) {
+            LOG.fine(() -> "Not completing " + claim + ": the lease moved on");
+            return;
+        }
+        if (!claims.complete(claim.key(), owner)) {
+            LOG.fine(() -> "Completing " + claim + ": no longer ours (taken over or released)");
+        }
+    }
+
+    @Override
+    public void fail(HeldClaim claim, String detail) {
+        held.remove(claim.key(), claim);
+        if (!claims.ownsAtFence(claim.key(), owner, claim.fence())) {
+            LOG.fine(() -> "Not failing " + claim + ": the lease moved on");
+            return;
+        }
+        if (!claims.fail(claim.key(), owner, detail)) {
+            LOG.fine(() -> "Failing " + claim + ": no longer ours (taken over or released)");
+        }
+    }
+
+    @Override
+    public void forget(HeldClaim claim) {
+        held.remove(claim.key(), claim);
+    }
+
+    /** Registers a claim taken elsewhere on this node (the recovery sweep hands its claim over). */
+    public void adopt(HeldClaim claim) {
+        held.put(claim.key(), claim);
+    }
+
+    /**
+     * One heartbeat: renew every live claim of this node in one statement; when fewer rows were
+     * renewed than are held, find out which ones were lost (stolen after a pause, released by a
+     * drain) and tell their tasks. Returns the number renewed.
+     */
+    public int renewAll() {
+        if (!renewing) {
+            return 0;
+        }
+        int renewed = claims.renewAll(owner, leaseSeconds);
+        if (renewed != held.size()) {
+            reconcile();
+        }
+        telemetry.count("work_claims", "outcome", "renewed");
+        return renewed;
+    }
+
+    private void reconcile() {
+        Map<String, Long> live = new java.util.HashMap<>();
+        for (ClaimRecord r : claims.ownedLive(owner)) {
+            live.put(r.key(), r.fence());
+        }
+        for (HeldClaim claim : held.values()) {
+            Long fence = live.get(claim.key());
+            if (fence == null || fence != claim.fence()) {
+                if (!claim.lost()) {
+                    claim.markLost();
+                    telemetry.count("work_claims", "outcome", "renew_failed");
+                    LOG.warning(() -> "Lease " + claim + " is no longer held by " + owner
+                            + ": its task stops before its next step and delivers nothing");
+                }
+                held.remove(claim.key(), claim);
+            }
+        }
+        for (String key : live.keySet()) {
+            if (!held.containsKey(key) && !pending.contains(key)) {
+                // A live lease nobody here runs (a task that died without settling it): let it
+                // expire instead of renewing it forever.
+                try {
+                    claims.fail(key, owner, "orphaned on " + owner + ": no task holds it");
+                } catch (RuntimeException e) {
+                    LOG.log(Level.FINE, "Could not release orphan lease " + key, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * The drain calls this before it releases the node's leases: after it, no heartbeat may extend
+     * a lease again (a flag on this object, not a call into another EJB, which some servers refuse
+     * during shutdown).
+     */
+    public void stopRenewing() {
+        renewing = false;
+    }
+
+    public int heldCount() {
+        return held.size();
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public int leaseSeconds() {
+        return leaseSeconds;
+    }
+}
