@@ -29,6 +29,8 @@ import java.util.Optional;
  * @param jitterMaxMs            upper bound of the random delay before an episode insert
  * @param maxConcurrentDefault   default per-actor, per-node concurrency
  * @param adminPassword          console admin password, if configured (never logged)
+ * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
+ *                               which runs on the database clock) to prove drift changes nothing
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -51,7 +53,8 @@ public record CycliumConfig(
         Duration shutdownGrace,
         int jitterMaxMs,
         int maxConcurrentDefault,
-        Optional<String> adminPassword) {
+        Optional<String> adminPassword,
+        Duration clockSkew) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {

@@ -35,6 +35,7 @@ public final class CycliumConfigReader {
     public static final String JITTER_MAX_MS = "cyclium.episode.jitter-max-ms";
     public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
+    public static final String CLOCK_SKEW_MS = "cyclium.clock.skew-ms";
 
     /** Printable identity: letters, digits and . _ : @ - ; no spaces, no control characters. */
     static final Pattern IDENTITY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,254}");
@@ -98,6 +99,7 @@ public final class CycliumConfigReader {
         Duration shutdown = millis(SHUTDOWN_MS, 5_000, 0, 600_000L);
         int jitter = (int) number(JITTER_MAX_MS, 200, 0, 10_000, "milliseconds");
         int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
+        long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
         Optional<String> password = text(ADMIN_PASSWORD);
         password.filter(p -> p.length() < 8).ifPresent(p ->
                 problems.add(ADMIN_PASSWORD + " is too short (" + p.length() + " characters): allowed are at least 8"));
@@ -107,7 +109,7 @@ public final class CycliumConfigReader {
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, password);
+                shutdown, jitter, maxConcurrent, password, Duration.ofMillis(skew));
     }
 
     /** Blank counts as unset: an empty environment variable must not become an identity of "". */

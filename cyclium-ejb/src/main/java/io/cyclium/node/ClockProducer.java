@@ -1,7 +1,9 @@
 package io.cyclium.node;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import io.cyclium.config.CycliumConfig;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
 import java.time.Clock;
 
 /**
@@ -11,8 +13,12 @@ import java.time.Clock;
 @ApplicationScoped
 public class ClockProducer {
 
+    @Inject
+    CycliumConfig config;
+
+    /** {@code cyclium.clock.skew-ms} (a test hook) shifts it; leases do not notice, by design. */
     @Produces
     public Clock clock() {
-        return Clock.systemUTC();
+        return config.clockSkew().isZero() ? Clock.systemUTC() : Clock.offset(Clock.systemUTC(), config.clockSkew());
     }
 }
