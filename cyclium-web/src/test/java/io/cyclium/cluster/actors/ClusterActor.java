@@ -1,0 +1,18 @@
+package io.cyclium.cluster.actors;
+
+import io.cyclium.actor.Actor;
+import io.cyclium.actor.Expectation;
+import io.cyclium.actor.RecoveryPolicy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** Long, checkpointing episodes with one output each, for the failover scenarios. */
+@ApplicationScoped
+@Actor(id = "cluster_actor", maxConcurrentEpisodes = 10)
+@Expectation(id = "long_restart", strategy = LongWork.class, recovery = RecoveryPolicy.RESTART, maxAttempts = 3,
+        maxSteps = 1_000, maxWallMs = 600_000)
+@Expectation(id = "long_fail", strategy = LongWork.class, recovery = RecoveryPolicy.FAIL, maxSteps = 1_000,
+        maxWallMs = 600_000)
+@Expectation(id = "long_once", strategy = LongWork.class, recovery = RecoveryPolicy.RESTART, maxAttempts = 1,
+        maxSteps = 1_000, maxWallMs = 600_000)
+public class ClusterActor {
+}
