@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,7 +202,7 @@ public final class ClusterHarness implements AutoCloseable {
             if (Instant.now().isAfter(deadline)) {
                 ClusterNode late = waiting.get(0);
                 throw new IllegalStateException(late.name() + " did not answer " + late.api() + "/nodes/self within "
-                        + BOOT_TIMEOUT.toSeconds() + " s. " + late.tail());
+                        + BOOT_TIMEOUT.toSeconds() + " s (last probe: " + late.lastProbe() + "). " + late.tail());
             }
             sleep(250);
         }
@@ -294,7 +293,6 @@ public final class ClusterHarness implements AutoCloseable {
             }
             ClusterHarness cluster = new ClusterHarness(run, HarnessDatabase.create(vendor));
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
-            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             try {
                 Set<Integer> ports = new HashSet<>();
                 for (Map.Entry<String, Map<String, String>> e : nodeEnv.entrySet()) {
@@ -311,7 +309,7 @@ public final class ClusterHarness implements AutoCloseable {
                     env.put("CYCLIUM_NODE_IDENTITY", name);
                     env.putAll(common);
                     env.putAll(e.getValue());
-                    cluster.nodes.put(name, new ClusterNode(name, port, command, env, dir.resolve(name + ".log"), http));
+                    cluster.nodes.put(name, new ClusterNode(name, port, command, env, dir.resolve(name + ".log")));
                 }
                 cluster.log("starting " + cluster.nodes.keySet() + " on " + cluster.database + ", logs in " + dir);
                 cluster.startAll();

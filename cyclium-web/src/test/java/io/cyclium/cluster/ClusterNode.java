@@ -52,17 +52,22 @@ public final class ClusterNode {
     private volatile Instant startedAt;
     private volatile Instant exitedAt;
     private volatile Duration lastBoot;
+    private volatile String lastProbe = "no answer yet";
     private long startOffset;
     private long scanOffset;
     private int starts;
 
-    ClusterNode(String name, int port, List<String> command, Map<String, String> environment, Path log, HttpClient http) {
+    ClusterNode(String name, int port, List<String> command, Map<String, String> environment, Path log) {
         this.name = name;
         this.port = port;
         this.command = List.copyOf(command);
         this.environment = Map.copyOf(environment);
         this.log = log;
-        this.http = http;
+        // A client per node, on HTTP/1.1: the default (HTTP/2) upgrades to h2c, which Payara accepts,
+        // and then sends every request to the node over one multiplexed connection; a start once
+        // ran into a probe that never got an answer that way (cause not pinned down).
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
     }
 
     public String name() {
@@ -161,8 +166,10 @@ public final class ClusterNode {
             self = send(HttpRequest.newBuilder(resolve("/nodes/self")).timeout(Duration.ofSeconds(5)).GET().build());
         } catch (UncheckedIOException notYet) {
             // refused, reset or timed out while Micro starts: exit and log decide what is fatal
+            lastProbe = String.valueOf(notYet.getCause());
             return false;
         }
+        lastProbe = self.toString();
         if (self.status() == 200 && self.body().contains("\"nodeIdentity\":\"" + environment.get("CYCLIUM_NODE_IDENTITY") + "\"")) {
             lastBoot = Duration.between(startedAt, Instant.now());
             return true;
@@ -246,6 +253,11 @@ public final class ClusterNode {
         } catch (IOException e) {
             return List.of("(log " + log + " unreadable: " + e.getMessage() + ")");
         }
+    }
+
+    /** What the last readiness probe saw (an answer or an exception), for timeout messages. */
+    String lastProbe() {
+        return lastProbe;
     }
 
     public boolean isAlive() {
