@@ -3,13 +3,17 @@ package io.cyclium.it;
 import java.time.Duration;
 import java.util.function.Supplier;
 
-/** Polls a condition until it holds or the deadline passes (the runtime works asynchronously). */
-final class Await {
+/**
+ * Polls a condition until it holds or the deadline passes (the runtime works asynchronously). The
+ * probe returns null or false for "not yet"; anything else is the result. Also used by the cluster
+ * harness and its tests.
+ */
+public final class Await {
 
     private Await() {
     }
 
-    static <T> T until(Duration timeout, String what, Supplier<T> probe) {
+    public static <T> T until(Duration timeout, String what, Supplier<T> probe) {
         long deadline = System.nanoTime() + timeout.toNanos();
         T last = null;
         while (System.nanoTime() < deadline) {

@@ -1,0 +1,203 @@
+package io.cyclium.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.it.Await;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Two real nodes (separate Payara Micro processes) on one database: an event both nodes receive
+ * at the same moment becomes one episode, and distinct events become one episode each, every one
+ * run by exactly one node. The demo actors run ({@code resource_monitor} is the subject) and their
+ * load timer publishes its own events every 20 s, so every check filters by the dedupe keys the
+ * 202 answers named.
+ */
+class ClusterDedupeIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    /** Debounce (1 s) and jitter (<= 200 ms) have passed on both nodes well within this. */
+    private static final Duration BOTH_NODES_HAVE_FIRED = Duration.ofSeconds(4);
+
+    /** One cluster of two nodes per database, shared by the tests of that database. */
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    abstract static class TwoNodes {
+
+        ClusterHarness cluster;
+
+        abstract HarnessDatabase.Vendor vendor();
+
+        @BeforeAll
+        void start() {
+            cluster = ClusterHarness.on(vendor())
+                    .env("CYCLIUM_DEMO_ENABLED", "true")
+                    .node("node-a")
+                    .node("node-b")
+                    .start();
+        }
+
+        @AfterAll
+        void stop() {
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+
+        @Test
+        void one_event_posted_to_both_nodes_at_once_makes_one_episode_that_completes() {
+            // "cache" is a demo resource: a demo tick on it within a node's 1 s debounce window would
+            // replace our event on that node (the other node still fires it; both at once is ~1 in 6400)
+            String body = event("same-" + UUID.randomUUID(), "cache");
+            List<HttpReply> replies = postAtOnce(cluster.nodes(), "/events", body);
+            Instant posted = Instant.now();
+            List<String> keys = replies.stream().map(ClusterDedupeIT::dedupeKey).toList();
+            assertThat(keys).as("both nodes compute the same dedupe key").hasSize(2).containsOnly(keys.get(0));
+            String key = keys.get(0);
+
+            JsonObject episode = Await.until(WAIT, "the episode for " + key + " to be done", () ->
+                    withKey(cluster.node("node-b"), key).stream().filter(e -> "done".equals(e.getString("status")))
+                            .findFirst().orElse(null));
+            assertThat(text(episode, "runNode")).isIn("node-a", "node-b");
+
+            // Both nodes try the insert after their debounce (1 s) and jitter (<= 200 ms); by now the
+            // slower one has tried and lost to the unique index: still one episode, seen from both.
+            sleepUntil(posted.plus(BOTH_NODES_HAVE_FIRED));
+            for (ClusterNode node : cluster.nodes()) {
+                assertThat(withKey(node, key)).as("episodes with key %s seen from %s", key, node.name())
+                        .extracting(e -> e.getString("id")).containsExactly(episode.getString("id"));
+            }
+            assertThat(cluster.database().query("SELECT id FROM cyclium_episodes WHERE dedupe_key = ?", key)).hasSize(1);
+        }
+    }
+
+    @Nested
+    class OnPostgresql extends TwoNodes {
+
+        @Override
+        HarnessDatabase.Vendor vendor() {
+            return HarnessDatabase.Vendor.POSTGRESQL;
+        }
+
+        @Test
+        void twenty_distinct_events_split_across_nodes_make_twenty_episodes_each_run_by_one_node() {
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            List<String> keys = IntStream.range(0, 20).mapToObj(i -> {
+                ClusterNode node = cluster.nodes().get(i % 2);
+                // a resource of its own per event: the monitor debounces per resource, and a
+                // second event on the same resource within 1 s would replace the first
+                return dedupeKey(node.post("/events", event("split-" + run + "-" + i, "res-" + run + "-" + i)));
+            }).toList();
+            assertThat(keys).doesNotHaveDuplicates();
+
+            List<JsonObject> done = Await.until(WAIT, "20 episodes done", () -> {
+                List<JsonObject> mine = monitorEpisodes(cluster.node("node-a")).stream()
+                        .filter(e -> keys.contains(text(e, "dedupeKey"))).toList();
+                return mine.size() == 20 && mine.stream().allMatch(e -> "done".equals(e.getString("status"))) ? mine : null;
+            });
+            assertThat(done).allSatisfy(e -> assertThat(text(e, "runNode")).isIn("node-a", "node-b"));
+
+            // every journal row of each episode was written by the node the episode names
+            List<Map<String, Object>> writers = cluster.database().query(
+                    "SELECT e.dedupe_key, e.run_node, s.node_identity, COUNT(*) AS steps FROM cyclium_episodes e"
+                            + " JOIN cyclium_episode_steps s ON s.episode_id = e.id WHERE e.dedupe_key LIKE ?"
+                            + " GROUP BY e.dedupe_key, e.run_node, s.node_identity",
+                    "event:resource_monitor:%");
+            List<Map<String, Object>> ours = writers.stream().filter(r -> keys.contains((String) r.get("dedupe_key"))).toList();
+            assertThat(ours).hasSize(20).allSatisfy(r -> assertThat(r.get("node_identity")).isEqualTo(r.get("run_node")));
+        }
+    }
+
+    @Nested
+    class OnMariadb extends TwoNodes {
+
+        @Override
+        HarnessDatabase.Vendor vendor() {
+            return HarnessDatabase.Vendor.MARIADB;
+        }
+    }
+
+    /** Sends the same POST to every node from a thread each, released together. */
+    private static List<HttpReply> postAtOnce(List<ClusterNode> nodes, String path, String json) {
+        ExecutorService threads = Executors.newFixedThreadPool(nodes.size());
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<HttpReply>> posts = nodes.stream().map(node -> threads.submit(() -> {
+                go.await();
+                return node.post(path, json);
+            })).toList();
+            go.countDown();
+            List<HttpReply> replies = new ArrayList<>();
+            for (Future<HttpReply> post : posts) {
+                replies.add(post.get(30, TimeUnit.SECONDS));
+            }
+            return replies;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("POST " + path + " to every node failed", e);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static String event(String id, String resource) {
+        return "{\"type\":\"resource.updated\",\"id\":\"" + id + "\",\"payload\":{\"resource\":\"" + resource + "\"}}";
+    }
+
+    /** The dedupe key the 202 answer names for resource_monitor. */
+    private static String dedupeKey(HttpReply reply) {
+        assertThat(reply.status()).as("POST /events: %s", reply).isEqualTo(202);
+        return reply.jsonObject().getJsonArray("matched").getValuesAs(JsonObject.class).stream()
+                .filter(m -> "resource_monitor".equals(m.getString("actor")))
+                .map(m -> m.getString("dedupeKey"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("resource_monitor did not match: " + reply));
+    }
+
+    private static List<JsonObject> monitorEpisodes(ClusterNode node) {
+        HttpReply reply = node.get("/episodes?actor=resource_monitor&limit=500");
+        assertThat(reply.status()).as("GET /episodes: %s", reply).isEqualTo(200);
+        return reply.jsonArray().getValuesAs(JsonObject.class);
+    }
+
+    private static List<JsonObject> withKey(ClusterNode node, String key) {
+        return monitorEpisodes(node).stream().filter(e -> key.equals(text(e, "dedupeKey"))).toList();
+    }
+
+    /** A string field, or null when it is absent (JSON-B leaves nulls out) or null. */
+    private static String text(JsonObject o, String field) {
+        return o.get(field) instanceof JsonString s ? s.getString() : null;
+    }
+
+    private static void sleepUntil(Instant when) {
+        long millis = Duration.between(Instant.now(), when).toMillis();
+        if (millis > 0) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,348 @@
+package io.cyclium.cluster;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * One Payara Micro process of a {@link ClusterHarness}: its port, identity, environment and log,
+ * a small REST client for {@code /cyclium/api}, and process control. A node keeps its port and
+ * environment across restarts; each start appends to the same log after a marker line.
+ */
+public final class ClusterNode {
+
+    /** Log lines that mean the application will not come up, whatever Micro prints later ("ready"). */
+    private static final List<Pattern> FAILURES = List.of(
+            Pattern.compile("Boot Command .* failed"),
+            Pattern.compile("Exception while (loading|deploying) the app"),
+            Pattern.compile("Error occurred during deployment"),
+            Pattern.compile("(?i)deployment failed"));
+    private static final Pattern RUNTIME_DIR = Pattern.compile("Payara Micro Runtime directory is located at (\\S+)");
+    private static final Pattern STACK_FRAME = Pattern.compile("\\s+(at |\\.\\.\\. \\d+ more)");
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private final String name;
+    private final int port;
+    private final List<String> command;
+    private final Map<String, String> environment;
+    private final Path log;
+    private final HttpClient http;
+    private final List<Path> runtimeDirs = new ArrayList<>();
+
+    private volatile Process process;
+    private volatile Instant startedAt;
+    private volatile Instant exitedAt;
+    private volatile Duration lastBoot;
+    private volatile String lastProbe = "no answer yet";
+    private long startOffset;
+    private long scanOffset;
+    private int starts;
+
+    ClusterNode(String name, int port, List<String> command, Map<String, String> environment, Path log) {
+        this.name = name;
+        this.port = port;
+        this.command = List.copyOf(command);
+        this.environment = Map.copyOf(environment);
+        this.log = log;
+        // A client per node, on HTTP/1.1: the default (HTTP/2) upgrades to h2c, which Payara accepts,
+        // and then sends every request to the node over one multiplexed connection; a start once
+        // ran into a probe that never got an answer that way (cause not pinned down).
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    /** {@code http://127.0.0.1:<port>/cyclium/api}. */
+    public URI api() {
+        return URI.create("http://127.0.0.1:" + port + "/cyclium/api");
+    }
+
+    /** The environment this node's process gets on top of the harness JVM's (minus CYCLIUM_*). */
+    public Map<String, String> environment() {
+        return environment;
+    }
+
+    // ---- REST ------------------------------------------------------------------------------
+
+    /** {@code POST /cyclium/api<path>} with a JSON body. */
+    public HttpReply post(String path, String json) {
+        return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
+    /** {@code GET /cyclium/api<path>}. */
+    public HttpReply get(String path) {
+        return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT).GET().build());
+    }
+
+    private URI resolve(String path) {
+        return URI.create(api() + (path.startsWith("/") ? path : "/" + path));
+    }
+
+    private HttpReply send(HttpRequest request) {
+        try {
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return new HttpReply(r.statusCode(), r.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(name + ": " + request.method() + " " + request.uri() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + request.uri(), e);
+        }
+    }
+
+    // ---- process ---------------------------------------------------------------------------
+
+    synchronized void start() {
+        if (isAlive()) {
+            throw new IllegalStateException(name + " is still running (pid " + process.pid() + ")");
+        }
+        starts++;
+        try {
+            Files.writeString(log, (starts == 1 ? "" : "\n") + "==== cluster harness: start #" + starts + " of " + name
+                            + " at " + Instant.now() + ": " + String.join(" ", command) + "\n",
+                    StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            startOffset = Files.size(log);
+            scanOffset = startOffset;
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            // The failsafe JVM carries the Arquillian node's CYCLIUM_* settings: none of them may leak in.
+            pb.environment().keySet().removeIf(k -> k.startsWith("CYCLIUM_"));
+            pb.environment().putAll(environment);
+            exitedAt = null;
+            lastBoot = null;
+            startedAt = Instant.now();
+            Process p = pb.start();
+            process = p;
+            // the reaper thread notices the exit as it happens: a better time than whoever polls next
+            p.onExit().thenRun(() -> exitedAt = Instant.now());
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + name + ": " + command, e);
+        }
+    }
+
+    /**
+     * True once {@code GET /nodes/self} answers 200 with this node's identity. Throws, with the
+     * first error of the log, when the process has exited or the log shows a deployment failure.
+     */
+    synchronized boolean checkReady() {
+        scanLog();
+        if (!isAlive()) {
+            throw new IllegalStateException(name + " exited with " + process.exitValue() + " during start-up. " + firstError());
+        }
+        HttpReply self;
+        try {
+            self = send(HttpRequest.newBuilder(resolve("/nodes/self")).timeout(Duration.ofSeconds(5)).GET().build());
+        } catch (UncheckedIOException notYet) {
+            // refused, reset or timed out while Micro starts: exit and log decide what is fatal
+            lastProbe = String.valueOf(notYet.getCause());
+            return false;
+        }
+        lastProbe = self.toString();
+        if (self.status() == 200 && self.body().contains("\"nodeIdentity\":\"" + environment.get("CYCLIUM_NODE_IDENTITY") + "\"")) {
+            lastBoot = Duration.between(startedAt, Instant.now());
+            return true;
+        }
+        return false;
+    }
+
+    /** Reads what the log gained since the last look: runtime directory and deployment failures. */
+    private void scanLog() {
+        String added;
+        try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
+            long length = f.length();
+            if (length <= scanOffset) {
+                return;
+            }
+            // whole lines only: a line still being written is read next time
+            byte[] bytes = new byte[(int) Math.min(length - scanOffset, 4 * 1024 * 1024)];
+            f.seek(scanOffset);
+            f.readFully(bytes);
+            int lastNewline = lastIndexOf(bytes, (byte) '\n');
+            if (lastNewline < 0) {
+                return;
+            }
+            added = new String(bytes, 0, lastNewline + 1, StandardCharsets.UTF_8);
+            scanOffset += lastNewline + 1;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read " + log, e);
+        }
+        Matcher dir = RUNTIME_DIR.matcher(added);
+        while (dir.find()) {
+            runtimeDirs.add(Path.of(dir.group(1)));
+        }
+        for (Pattern failure : FAILURES) {
+            Matcher m = failure.matcher(added);
+            if (m.find()) {
+                throw new IllegalStateException(name + ": the log shows a failed start (\"" + m.group() + "\"). " + firstError());
+            }
+        }
+    }
+
+    private static int lastIndexOf(byte[] bytes, byte b) {
+        for (int i = bytes.length - 1; i >= 0; i--) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The last 60 lines of this node's log since its last start, for failure messages. */
+    public String tail() {
+        List<String> lines = linesOfThisStart();
+        return "Last lines of " + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    }
+
+    /**
+     * From the first SEVERE entry (or failure line) of this start on, 40 lines without stack
+     * frames: the cause (for example a configuration problem naming the property) sits there, not
+     * at the end of the log.
+     */
+    private String firstError() {
+        List<String> lines = linesOfThisStart();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (line.contains("SEVERE") || FAILURES.stream().anyMatch(f -> f.matcher(line).find())) {
+                List<String> messages = lines.subList(i, lines.size()).stream()
+                        .filter(l -> !STACK_FRAME.matcher(l).lookingAt()).limit(40).toList();
+                return "From " + log + " (stack frames left out):\n" + String.join("\n", messages);
+            }
+        }
+        return tail();
+    }
+
+    private List<String> linesOfThisStart() {
+        try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
+            byte[] bytes = new byte[(int) Math.min(f.length() - startOffset, 16 * 1024 * 1024)];
+            f.seek(startOffset);
+            f.readFully(bytes);
+            // Payara colours its level names: keep messages readable
+            return new String(bytes, StandardCharsets.UTF_8).replaceAll("\u001B\\[[0-9;]*m", "").lines().toList();
+        } catch (IOException e) {
+            return List.of("(log " + log + " unreadable: " + e.getMessage() + ")");
+        }
+    }
+
+    /** What the last readiness probe saw (an answer or an exception), for timeout messages. */
+    String lastProbe() {
+        return lastProbe;
+    }
+
+    public boolean isAlive() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Time from process start to the first good answer of the last (re)start; null before that. */
+    public Duration lastBoot() {
+        return lastBoot;
+    }
+
+    /** SIGTERM ({@link Process#destroy()} on Linux): Payara runs its shutdown (and the drain). */
+    Instant sigterm() {
+        Instant sent = Instant.now();
+        process.destroy();
+        return sent;
+    }
+
+    /** SIGKILL ({@link Process#destroyForcibly()}): no shutdown at all. */
+    Instant kill9() {
+        Instant sent = Instant.now();
+        process.destroyForcibly();
+        return sent;
+    }
+
+    /** Waits for the process to end; returns when it ended (as seen by the JDK's reaper). */
+    Instant waitForExit(Duration timeout) {
+        try {
+            process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(name + " (pid " + process.pid() + ") still runs after " + timeout.toMillis() + " ms");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + name, e);
+        }
+        // onExit() completes and the exit-time callback runs on the same reaper thread, in either order
+        Instant exited = exitedAt;
+        return exited != null ? exited : Instant.now();
+    }
+
+    /** 143 after SIGTERM, 137 after SIGKILL. */
+    public int exitCode() {
+        return process.exitValue();
+    }
+
+    /**
+     * Deletes the runtime directories Micro announced in this node's log and left behind (it
+     * removes its own on SIGTERM, not after SIGKILL). Only directories under the system temp
+     * folder named {@code payaramicro-rt*} are touched.
+     */
+    synchronized void deleteRuntimeDirs() {
+        scanLog0();
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        for (Path dir : runtimeDirs) {
+            if (!dir.toAbsolutePath().startsWith(tmp) || !dir.getFileName().toString().startsWith("payaramicro-rt")
+                    || !Files.isDirectory(dir)) {
+                continue;
+            }
+            try (Stream<Path> all = Files.walk(dir)) {
+                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                System.err.println("[cluster] could not delete " + dir + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** scanLog without failing: at cleanup a failure in the log is no longer news. */
+    private void scanLog0() {
+        try {
+            scanLog();
+        } catch (IllegalStateException ignored) {
+            // the runtime directory line comes first in the log, so it was recorded already
+        }
+    }
+
+    @Override
+    public String toString() {
+        Process p = process;
+        return name + " (port " + port + (p == null ? "" : ", pid " + p.pid()) + ")";
+    }
+}
