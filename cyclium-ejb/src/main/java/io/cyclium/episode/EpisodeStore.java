@@ -3,11 +3,10 @@ package io.cyclium.episode;
 import io.cyclium.schema.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
-import io.cyclium.store.UniqueViolation;
+import io.cyclium.store.UniqueInsert;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,15 +62,9 @@ public class EpisodeStore {
         columns.put("queued_at", e.queued() ? NativeSql.raw(now()) : null);
         columns.put("started_at", NativeSql.raw(now()));
         columns.put("updated_at", NativeSql.raw(now()));
-        try {
-            new NativeSql().insert("cyclium_episodes", columns).executeUpdate(em);
-            return true;
-        } catch (PersistenceException ex) {
-            if (UniqueViolation.isCause(ex)) {
-                return false;
-            }
-            throw ex;
-        }
+        // A taken key is an answer, not an error: no exception, no warning in the log, and the
+        // transaction stays usable (PostgreSQL would abort it on a failed INSERT).
+        return UniqueInsert.insert(em, vendor, "cyclium_episodes", e.id(), new NativeSql().insert("cyclium_episodes", columns));
     }
 
     /** A value, or SQL NULL written into the text (PostgreSQL cannot type a bound null). */
@@ -146,15 +139,7 @@ public class EpisodeStore {
         columns.put("side_effect_key", sideEffectKey);
         columns.put("cost_ms", costMs);
         columns.put("created_at", NativeSql.raw(now()));
-        try {
-            new NativeSql().insert("cyclium_episode_steps", columns).executeUpdate(em);
-            return true;
-        } catch (PersistenceException ex) {
-            if (UniqueViolation.isCause(ex)) {
-                return false;
-            }
-            throw ex;
-        }
+        return UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_episode_steps", columns));
     }
 
     static String cap(JsonValue detail) {
