@@ -108,6 +108,32 @@ public final class ClusterHarness implements AutoCloseable {
     }
 
     /** Waits until the node's process has ended and returns when it ended. */
+    /** SIGSTOP: the node freezes mid-step, like a long GC pause or a suspended VM. */
+    public Instant pause(String name) {
+        return signal(name, "-STOP");
+    }
+
+    /** SIGCONT after {@link #pause}. */
+    public Instant resume(String name) {
+        return signal(name, "-CONT");
+    }
+
+    private Instant signal(String name, String signal) {
+        long pid = node(name).pid();
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+            }
+            return Instant.now();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public Instant waitForExit(String name, Duration timeout) {
         ClusterNode node = node(name);
         Instant exited = node.waitForExit(timeout);
@@ -236,6 +262,13 @@ public final class ClusterHarness implements AutoCloseable {
         private final Map<String, String> common = new HashMap<>();
         private final Map<String, Map<String, String>> nodeEnv = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
+        private Path customWar;
+
+        /** Deploys this WAR instead of the product's Micro WAR (e.g. the product plus test actors). */
+        public Builder war(Path war) {
+            this.customWar = war;
+            return this;
+        }
 
         private Builder(HarnessDatabase.Vendor vendor) {
             this.vendor = vendor;
@@ -273,7 +306,7 @@ public final class ClusterHarness implements AutoCloseable {
             if (nodeEnv.isEmpty()) {
                 throw new IllegalStateException("declare at least one node");
             }
-            Path war = existing("cyclium.micro.war", "target/cyclium-web-micro.war");
+            Path war = customWar != null ? customWar : existing("cyclium.micro.war", "target/cyclium-web-micro.war");
             Path payara = existing("cyclium.payara.dir", "target/payara");
             Path postBoot = existing("cyclium.config.dir", "../server-config").resolve("payara-micro").resolve(vendor.postBootFile());
             Path micro = payara.resolve("payara-micro.jar");

@@ -1,0 +1,256 @@
+package io.cyclium.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.cluster.actors.ClusterActor;
+import io.cyclium.it.Await;
+import java.io.File;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.jboss.shrinkwrap.api.importer.ZipImporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Nodes that stop — gracefully, by kill -9, by freezing — never lose or double their work. Two real
+ * Payara Micro nodes on one database; node-b's application clock runs ten minutes ahead the whole
+ * time, which must change nothing (leases and staleness use the database clock).
+ */
+class ClusterFailoverIT {
+
+    static final Duration WAIT = Duration.ofSeconds(90);
+    static final String SKEW = "600000";
+
+    /** The product WAR plus the cluster test actor, written once per run. */
+    static Path warWithClusterActor() {
+        File product = new File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
+        File out = new File("target/cluster/cyclium-cluster-it.war");
+        out.getParentFile().mkdirs();
+        ShrinkWrap.create(ZipImporter.class, "cyclium.war").importFrom(product).as(WebArchive.class)
+                .addPackage(ClusterActor.class.getPackage())
+                .as(ZipExporter.class).exportTo(out, true);
+        return out.toPath();
+    }
+
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    abstract static class TwoNodes {
+
+        ClusterHarness cluster;
+
+        abstract HarnessDatabase.Vendor vendor();
+
+        @BeforeAll
+        void start() throws Exception {
+            cluster = ClusterHarness.on(vendor())
+                    .war(warWithClusterActor())
+                    .node("node-a")
+                    .node("node-b", Map.of("CYCLIUM_CLOCK_SKEW_MS", SKEW))
+                    .start();
+            try (Connection c = cluster.database().connect(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE it_deliveries (dedupe_key VARCHAR(512) NOT NULL, episode_id VARCHAR(36), node VARCHAR(255))");
+            }
+        }
+
+        @AfterAll
+        void stop() {
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+
+        String startOn(String node, String expectation, int steps, int stepMs) {
+            HttpReply r = cluster.node(node).post("/episodes", "{\"actor\":\"cluster_actor\",\"expectation\":\"" + expectation
+                    + "\",\"payload\":{\"steps\":" + steps + ",\"stepMs\":" + stepMs + "},\"idempotencyKey\":\""
+                    + UUID.randomUUID() + "\"}");
+            assertThat(r.status()).as("start on %s: %s", node, r.body()).isEqualTo(201);
+            return r.jsonObject().getString("episodeId");
+        }
+
+        Map<String, Object> episode(String id) {
+            return cluster.database().query("SELECT status, phase, run_node, attempts, error_class FROM cyclium_episodes"
+                    + " WHERE id = ?", id).get(0);
+        }
+
+        List<Map<String, Object>> steps(String id) {
+            return cluster.database().query("SELECT step_no, kind, node_identity, created_at FROM cyclium_episode_steps"
+                    + " WHERE episode_id = ? ORDER BY step_no", id);
+        }
+
+        long count(String kind, String id, String node) {
+            return steps(id).stream().filter(s -> kind.equals(s.get("kind")) && (node == null || node.equals(s.get("node_identity"))))
+                    .count();
+        }
+
+        void awaitCheckpoints(String id, int atLeast) {
+            Await.until(WAIT, atLeast + " checkpoints of " + id, () -> count("checkpoint", id, null) >= atLeast);
+        }
+
+        Map<String, Object> awaitTerminal(String id) {
+            return Await.until(WAIT, "episode " + id + " to finish", () -> {
+                Map<String, Object> e = episode(id);
+                return List.of("done", "failed", "canceled").contains(e.get("status")) ? e : null;
+            });
+        }
+
+        long deliveries(String id) {
+            return cluster.database().query("SELECT node FROM it_deliveries WHERE episode_id = ?", id).size();
+        }
+
+        Instant firstStepBy(String id, String kind, String node) {
+            return steps(id).stream().filter(s -> kind.equals(s.get("kind")) && node.equals(s.get("node_identity")))
+                    .map(s -> ((Timestamp) s.get("created_at")).toLocalDateTime().toInstant(java.time.ZoneOffset.UTC))
+                    .findFirst().orElseThrow();
+        }
+
+        @Test
+        @Order(1)
+        void sigterm_stamps_and_releases_before_exit_and_the_other_node_resumes_from_checkpoints() {
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(startOn("node-a", "long_restart", 16, 400));
+            }
+            ids.forEach(id -> awaitCheckpoints(id, 3));
+            // node-b sweeps every second with its clock ten minutes ahead: nothing was stolen so far.
+            for (String id : ids) {
+                assertThat(cluster.database().query("SELECT fence FROM cyclium_work_claims WHERE dedupe_key LIKE ?",
+                        "manual:cluster_actor:long_restart:%").stream().allMatch(r -> ((Number) r.get("fence")).longValue() == 1))
+                        .as("no lease taken over while node-a ran").isTrue();
+                assertThat(episode(id).get("run_node")).isEqualTo("node-a");
+            }
+            Instant stop = cluster.sigterm("node-a");
+            Instant exited = cluster.waitForExit("node-a", Duration.ofSeconds(60));
+            for (String id : ids) {
+                // the drain wrote its marker (and stamped and released) before the process was gone
+                assertThat(count("interrupted", id, "node-a")).as("interrupted marker of %s", id).isEqualTo(1);
+                assertThat(firstStepBy(id, "interrupted", "node-a")).isBeforeOrEqualTo(exited.plusMillis(50));
+            }
+            for (String id : ids) {
+                Map<String, Object> e = awaitTerminal(id);
+                assertThat(e.get("status")).isEqualTo("done");
+                assertThat(e.get("run_node")).isEqualTo("node-b");
+                assertThat(count("resumed", id, "node-b")).isEqualTo(1);
+                assertThat(deliveries(id)).as("deliveries of %s", id).isEqualTo(1);
+                long workOnA = count("observation", id, "node-a");
+                long workOnB = count("observation", id, "node-b");
+                // resumed after its last checkpoint: at most the one unsaved unit is done again
+                assertThat(workOnA + workOnB).isBetween(16L, 17L);
+                assertThat(workOnA).isGreaterThanOrEqualTo(3);
+                Duration takeover = Duration.between(exited, firstStepBy(id, "resumed", "node-b"));
+                System.out.printf("[figures] %s SIGTERM: stop→exit %d ms, exit→resumed on node-b %d ms (sweep every 1 s, lease 6 s)%n",
+                        vendor(), Duration.between(stop, exited).toMillis(), takeover.toMillis());
+            }
+            cluster.restart("node-a");
+        }
+
+        @Test
+        @Order(2)
+        void kill_9_mid_episode_is_taken_over_after_the_lease_and_policies_and_max_attempts_apply() {
+            String restart = startOn("node-a", "long_restart", 14, 400);
+            String fail = startOn("node-a", "long_fail", 14, 400);
+            String once = startOn("node-a", "long_once", 14, 400);
+            List.of(restart, fail, once).forEach(id -> awaitCheckpoints(id, 2));
+            Instant killed = cluster.kill9("node-a");
+            cluster.waitForExit("node-a", Duration.ofSeconds(30));
+
+            Map<String, Object> r = awaitTerminal(restart);
+            assertThat(r.get("status")).isEqualTo("done");
+            assertThat(r.get("run_node")).isEqualTo("node-b");
+            assertThat(count("interrupted", restart, null)).as("no drain ran").isZero();
+            assertThat(deliveries(restart)).isEqualTo(1);
+            System.out.printf("[figures] %s kill -9: kill→resumed on node-b %d ms (lease 6 s, stale after 8 s, sweep every 1 s)%n",
+                    vendor(), Duration.between(killed, firstStepBy(restart, "resumed", "node-b")).toMillis());
+
+            Map<String, Object> f = awaitTerminal(fail);
+            assertThat(f.get("status")).isEqualTo("failed");
+            assertThat(f.get("error_class")).isEqualTo("orphaned");
+            assertThat(deliveries(fail)).isZero();
+
+            Map<String, Object> o = awaitTerminal(once);
+            assertThat(o.get("status")).as("max attempts 1: no restart").isEqualTo("failed");
+            assertThat(o.get("error_class")).isEqualTo("orphaned");
+            assertThat(count("resumed", once, null)).isZero();
+            cluster.restart("node-a");
+        }
+    }
+
+    @Nested
+    class OnPostgresql extends TwoNodes {
+
+        @Override
+        HarnessDatabase.Vendor vendor() {
+            return HarnessDatabase.Vendor.POSTGRESQL;
+        }
+
+        @Test
+        @Order(3)
+        void a_frozen_node_loses_its_lease_to_the_other_and_delivers_nothing_when_it_wakes() {
+            String id = startOn("node-a", "long_restart", 12, 400);
+            awaitCheckpoints(id, 2);
+            cluster.pause("node-a");
+            // lease 6 s, stale after 8 s: node-b takes it over while node-a is frozen
+            Await.until(WAIT, "node-b to take " + id + " over", () -> count("resumed", id, "node-b") == 1);
+            cluster.resume("node-a");
+            Map<String, Object> e = awaitTerminal(id);
+            assertThat(e.get("status")).isEqualTo("done");
+            assertThat(e.get("run_node")).isEqualTo("node-b");
+            assertThat(deliveries(id)).isEqualTo(1);
+            assertThat(cluster.database().query("SELECT node FROM it_deliveries WHERE episode_id = ?", id).get(0).get("node"))
+                    .isEqualTo("node-b");
+            assertThat(count("output_delivered", id, "node-a")).isZero();
+            // node-a woke up with the lease gone: its heartbeat saw the pause and the lost claim
+            Await.until(Duration.ofSeconds(20), "node-a to notice the pause", () ->
+                    cluster.node("node-a").tail().contains("the node paused") || cluster.node("node-a").tail().contains("no longer held"));
+        }
+
+        @Test
+        @Order(4)
+        void two_nodes_sweeping_at_once_claim_each_orphan_exactly_once() throws Exception {
+            List<String> ids = new ArrayList<>();
+            try (Connection c = cluster.database().connect(); Statement s = c.createStatement()) {
+                for (int i = 0; i < 20; i++) {
+                    String id = UUID.randomUUID().toString();
+                    ids.add(id);
+                    s.execute("INSERT INTO cyclium_episodes (id, actor_id, expectation_id, trigger_type, trigger_ref, dedupe_key,"
+                            + " status, phase, mode, attempts, max_attempts, turns_used, run_node, cancel_requested, started_at,"
+                            + " updated_at) VALUES ('" + id + "', 'cluster_actor', 'long_restart', 'manual',"
+                            + " '{\"type\":\"manual\",\"payload\":{\"steps\":1,\"stepMs\":10}}', 'orphan:" + id + "', 'running',"
+                            + " 'interrupted', 'live', 1, 3, 0, 'gone-node', false, now(), now())");
+                }
+            }
+            for (String id : ids) {
+                Map<String, Object> e = awaitTerminal(id);
+                assertThat(e.get("status")).isEqualTo("done");
+                assertThat(((Number) e.get("attempts")).intValue()).as("claimed once: attempts went up by one").isEqualTo(2);
+                assertThat(count("resumed", id, null)).isEqualTo(1);
+                assertThat(deliveries(id)).isEqualTo(1);
+            }
+        }
+    }
+
+    @Nested
+    class OnMariadb extends TwoNodes {
+
+        @Override
+        HarnessDatabase.Vendor vendor() {
+            return HarnessDatabase.Vendor.MARIADB;
+        }
+    }
+}
