@@ -215,9 +215,14 @@ class ClusterFailoverIT {
             assertThat(cluster.database().query("SELECT node FROM it_deliveries WHERE episode_id = ?", id).get(0).get("node"))
                     .isEqualTo("node-b");
             assertThat(count("output_delivered", id, "node-a")).isZero();
-            // node-a woke up with the lease gone: its heartbeat saw the pause and the lost claim
-            Await.until(Duration.ofSeconds(20), "node-a to notice the pause", () ->
-                    cluster.node("node-a").tail().contains("the node paused") || cluster.node("node-a").tail().contains("no longer held"));
+            // node-a woke up with the lease gone and stood down: whichever came first of its heartbeat
+            // (pause seen, lease not renewed) or its task (the next step number already taken)
+            Await.until(Duration.ofSeconds(30), "node-a to notice it lost the episode", () -> {
+                String log = cluster.node("node-a").tail();
+                return log.contains("the node paused") || log.contains("is no longer held by node-a")
+                        || log.contains(id + ": step") && log.contains("already journaled by another owner")
+                        || log.contains(id + " lost its lease");
+            });
         }
 
         @Test
