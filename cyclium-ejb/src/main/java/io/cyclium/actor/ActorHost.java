@@ -223,6 +223,26 @@ public class ActorHost {
         return runtimes.values();
     }
 
+    /** Every discovered actor with what this node does with it. */
+    public java.util.List<ActorView> views() {
+        java.util.List<ActorView> out = new java.util.ArrayList<>();
+        for (ActorDefinition def : discovery.definitions()) {
+            ActorRuntime rt = runtimes.get(def.id());
+            java.util.List<ActorView.ExpectationInfo> exps = def.expectations().stream().map(e -> new ActorView.ExpectationInfo(
+                    e.id(), e.strategy().getName(),
+                    e.events().stream().map(t -> t.filter().isEmpty() ? t.type() : t.type() + " " + t.filter()).toList(),
+                    e.every().map(b -> b.interval().toString()).orElse(null), e.cron().map(c -> c.spec()).orElse(null),
+                    e.manual(), e.debounce().toMillis(), e.cooldown().toMillis(), e.recovery().name().toLowerCase(java.util.Locale.ROOT),
+                    e.maxAttempts(), e.budget().maxSteps(), e.budget().maxWall().toMillis(), e.breakerThreshold(),
+                    rt == null ? "none" : rt.breakerState(e.id()))).toList();
+            out.add(new ActorView(def.id(), def.beanClass().getName(), rt != null, notRunningWhy.get(def.id()),
+                    modes.modeFor(def.id()).wireName(), rt == null ? def.maxConcurrent() : rt.maxConcurrent(),
+                    def.overflow().name().toLowerCase(java.util.Locale.ROOT), java.util.List.copyOf(def.stacks()),
+                    rt == null ? 0 : rt.activeCount(), rt == null ? 0 : rt.queuedCount(), exps));
+        }
+        return out;
+    }
+
     /** Why a discovered actor does not run on this node (console and status). */
     public Map<String, String> notRunning() {
         return Map.copyOf(notRunningWhy);

@@ -228,6 +228,46 @@ public class EpisodeService {
         return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
     }
 
+    /**
+     * Resolves the wait a blocked episode is in: {@code reference} must be the one it waits for;
+     * {@code value} is handed to the strategy when it resumes.
+     */
+    public EpisodeView resolveWait(String episodeId, String reference, jakarta.json.JsonValue value) {
+        String id = checkId(episodeId);
+        if (reference == null || reference.isBlank()) {
+            throw Problem.invalid("reference", "reference is required: what the episode waits for");
+        }
+        EpisodeEntity row = tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            if (!EpisodeStatus.BLOCKED.wire().equals(e.status)) {
+                throw Problem.conflict("episode " + id + " is " + e.status + ", not waiting");
+            }
+            Optional<EpisodeStepEntity> waiting = em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id"
+                            + " AND s.kind IN :kinds ORDER BY s.stepNo DESC", EpisodeStepEntity.class)
+                    .setParameter("id", id).setParameter("kinds", List.of(StepKind.WAIT_STARTED, StepKind.APPROVAL_REQUESTED))
+                    .setMaxResults(1).getResultList().stream().findFirst();
+            if (waiting.isEmpty() || !StepKind.WAIT_STARTED.equals(waiting.get().kind)) {
+                throw Problem.conflict("episode " + id + " is blocked, but not on a wait");
+            }
+            String expected = JsonText.parseObject(waiting.get().detail).getString("reference", "");
+            if (!expected.equals(reference)) {
+                throw Problem.conflict("episode " + id + " waits for \"" + expected + "\", not \"" + reference + "\"");
+            }
+            if (store().unblock(em, id, EpisodeStatus.RUNNING, identity.name()) == 0) {
+                throw Problem.conflict("episode " + id + " was resolved by someone else");
+            }
+            store().journal(em, id, store().nextStepNo(em, id), StepKind.WAIT_RESOLVED, identity.name(),
+                    Json.createObjectBuilder().add("reference", reference)
+                            .add("value", value == null ? jakarta.json.JsonValue.NULL : value).build(), null, null, null);
+            return e;
+        });
+        host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
     private static Optional<EpisodeStepEntity> latestApprovalRequest(EntityManager em, String id) {
         return em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id AND s.kind = :kind"
                         + " ORDER BY s.stepNo DESC", EpisodeStepEntity.class)

@@ -86,6 +86,15 @@ public class EpisodeResource {
     }
 
     @POST
+    @Path("{id}/resolve-wait")
+    @Consumes(MediaType.WILDCARD)
+    public EpisodeView resolveWait(@PathParam("id") String id, String body) {
+        JsonObject o = JsonBodies.object(body);
+        return episodes.resolveWait(id, JsonBodies.optionalString(o, "reference"),
+                o.containsKey("value") ? o.get("value") : jakarta.json.JsonValue.NULL);
+    }
+
+    @POST
     @Path("{id}/deny")
     @Consumes(MediaType.WILDCARD)
     public EpisodeView deny(@PathParam("id") String id, String body) {

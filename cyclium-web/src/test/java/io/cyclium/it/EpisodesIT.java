@@ -167,6 +167,19 @@ class EpisodesIT {
     }
 
     @Test
+    void a_wait_blocks_until_its_reference_is_resolved_and_hands_the_value_back() {
+        FireResult r = start("waiter", Json.createObjectBuilder().build());
+        awaitStatus(r.episodeId(), "blocked");
+        assertThatThrownBy(() -> episodes.resolveWait(r.episodeId(), "ticket-7", Json.createValue("no")))
+                .isInstanceOf(Problem.class).hasMessageContaining("waits for \"ticket-42\"");
+        episodes.resolveWait(r.episodeId(), "ticket-42", Json.createObjectBuilder().add("ok", true).build());
+        EpisodeView done = awaitStatus(r.episodeId(), "done");
+        assertThat(done.summary()).isEqualTo("resolved with {\"ok\":true}");
+        assertThat(kinds(episodes.detail(r.episodeId()))).containsExactly("wait_started", "wait_resolved", "resumed",
+                "episode_completed");
+    }
+
+    @Test
     void denying_a_plan_cancels_the_episode() {
         FireResult r = start("resume", Json.createObjectBuilder().build());
         awaitStatus(r.episodeId(), "blocked");

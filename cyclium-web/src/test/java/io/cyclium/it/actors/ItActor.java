@@ -16,6 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 @Expectation(id = "output", strategy = ItStrategies.OutputOnce.class)
 @Expectation(id = "forever", strategy = ItStrategies.Forever.class, maxSteps = 5)
 @Expectation(id = "slow", strategy = ItStrategies.Slow.class, maxSteps = 500)
+@Expectation(id = "waiter", strategy = ItStrategies.Waiter.class)
 @Expectation(id = "restartable", strategy = ItStrategies.Echo.class, recovery = RecoveryPolicy.RESTART)
 @Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
 public class ItActor {

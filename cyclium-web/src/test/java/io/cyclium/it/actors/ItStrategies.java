@@ -129,6 +129,21 @@ public final class ItStrategies {
         }
     }
 
+    /** Waits for "ticket-42", then finishes with what resolved it. */
+    @ApplicationScoped
+    public static class Waiter extends Base {
+        @Override
+        public Step decide(Counter s, StepContext ctx) {
+            return s.step == 0 ? Step.waitFor("ticket-42") : Step.done("resolved with " + s.note);
+        }
+
+        @Override
+        public Counter onResult(Counter state, StepResult result, StepContext context) {
+            state.note = String.valueOf(result.value());
+            return super.onResult(state, result, context);
+        }
+    }
+
     /** Never converges: only a budget stops it. */
     @ApplicationScoped
     public static class Forever extends Base {
