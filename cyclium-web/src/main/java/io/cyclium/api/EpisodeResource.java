@@ -43,6 +43,7 @@ public class EpisodeResource {
         Started started = new Started(r.kind().name().toLowerCase(), r.episodeId(), r.dedupeKey());
         return switch (r.kind()) {
             case STARTED, QUEUED -> Response.status(Response.Status.CREATED).entity(started).build();
+            case DEFERRED -> Response.accepted(started).build();
             case DUPLICATE -> Response.ok(started).build();
             default -> Response.status(Response.Status.CONFLICT).entity(started).build();
         };

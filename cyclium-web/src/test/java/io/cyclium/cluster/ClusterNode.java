@@ -101,6 +101,13 @@ public final class ClusterNode {
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
+    /** {@code PUT /cyclium/api<path>} with a JSON body. */
+    public HttpReply put(String path, String json) {
+        return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
     /** {@code GET /cyclium/api<path>}. */
     public HttpReply get(String path) {
         return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT).GET().build());

@@ -432,6 +432,35 @@ class EpisodesIT {
     }
 
     @Test
+    void pending_requests_older_than_the_window_expire_and_younger_ones_stay() {
+        String oldEpisode = orphan("echo", 1, 3, null, 7200, "expiry-test");
+        String newEpisode = orphan("echo", 1, 3, null, 10, "expiry-test");
+        String oldRequest = UUID.randomUUID().toString();
+        String newRequest = UUID.randomUUID().toString();
+        for (String[] r : new String[][] {{oldRequest, oldEpisode, "-7200"}, {newRequest, newEpisode, "-10"}}) {
+            java.util.Map<String, Object> c = new java.util.LinkedHashMap<>();
+            c.put("id", r[0]);
+            c.put("episode_id", r[1]);
+            c.put("actor_id", "it_actor");
+            c.put("expectation_id", "echo");
+            c.put("source_node", "some-trigger-only-node");
+            c.put("source_env", "expiry-test");
+            c.put("status", "pending");
+            c.put("opts", "{}");
+            c.put("inserted_at", io.cyclium.store.NativeSql.raw(schema.vendor().utcNowPlusSeconds(r[2])));
+            c.put("updated_at", io.cyclium.store.NativeSql.raw(schema.vendor().utcNow()));
+            tx.run(em -> new io.cyclium.store.NativeSql().insert("cyclium_trigger_requests", c).executeUpdate(em));
+        }
+        // the poller serves the unset env by default; these are in "expiry-test", so nothing runs them
+        io.cyclium.trigger.TriggerRequestStore store = new io.cyclium.trigger.TriggerRequestStore(schema.vendor());
+        int expired = tx.inNewTransaction(em -> store.expire(em, 3600, "expiry-test"));
+        assertThat(expired).isEqualTo(1);
+        java.util.Map<String, String> status = new java.util.HashMap<>();
+        tx.inNewTransaction(em -> store.recent(em, null, 500)).forEach(r -> status.put(r.id(), r.status()));
+        assertThat(status).containsEntry(oldRequest, "expired").containsEntry(newRequest, "pending");
+    }
+
+    @Test
     @RunAsClient
     void malformed_mode_values_are_rejected_with_a_clear_400(@ArquillianResource URL base) throws Exception {
         HttpResponse<String> bad = call(base, "PUT", "api/mode", "{\"mode\": \"turbo\"}");
