@@ -218,6 +218,21 @@ public final class ActorRuntime {
 
     public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker,
             String workflowInstanceId, String workflowStepId) {
+        return fire(exp, trigger, dedupeKey, bypassBreaker, workflowInstanceId, workflowStepId, null);
+    }
+
+    /**
+     * The stack and env an episode is stamped with when a caller acts on another world than this
+     * node's (seeding or inspecting another env from any node). The caller computes the dedupe
+     * key for that env.
+     */
+    public record Scope(String stack, String env) {
+    }
+
+    public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker,
+            String workflowInstanceId, String workflowStepId, Scope scope) {
+        String stampStack = scope == null ? stackSlug : scope.stack();
+        String stampEnv = scope == null ? env : scope.env();
         NodeMode current = mode.get();
         if (current == NodeMode.DISABLED) {
             return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
@@ -253,7 +268,7 @@ public final class ActorRuntime {
         }
         String id = UUID.randomUUID().toString();
         NewEpisode episode = new NewEpisode(id, definition.id(), exp.id(), definition.specRev(), trigger, dedupeKey,
-                exp.maxAttempts(), exp.budget(), runNow ? node : null, !runNow && !defer, stackSlug, env, workflowInstanceId,
+                exp.maxAttempts(), exp.budget(), runNow ? node : null, !runNow && !defer, stampStack, stampEnv, workflowInstanceId,
                 workflowStepId);
         if (defer) {
             // Trigger-only: the row is created (UIs see it) with a request a full node will run;

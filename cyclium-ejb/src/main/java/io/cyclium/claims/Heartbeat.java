@@ -58,6 +58,9 @@ public class Heartbeat {
     @Inject
     Telemetry telemetry;
 
+    @Inject
+    io.cyclium.actor.ActorHost host;
+
     @Resource
     TimerService timers;
 
@@ -99,6 +102,7 @@ public class Heartbeat {
             String now = schema.vendor().utcNow();
             tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET last_seen = " + now + " WHERE node_identity = ")
                     .value(identity.name()).executeUpdate(em));
+            relayCancels();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Heartbeat on " + identity.name() + " failed; leases live until their expiry ("
                     + config.leaseSeconds() + " s) and the next tick tries again", e);
@@ -106,6 +110,21 @@ public class Heartbeat {
         } finally {
             telemetry.time("heartbeat_tick", Duration.ofNanos(System.nanoTime() - start));
         }
+    }
+
+    /**
+     * A cancel requested through another node only sets the row's flag; the node running the
+     * episode learns it here, once per tick, and tells the task (it stops at its next step).
+     */
+    private void relayCancels() {
+        if (host.localRunning().isEmpty()) {
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        java.util.List<String> ids = tx.inNewTransaction(em -> new NativeSql()
+                .sql("SELECT id FROM cyclium_episodes WHERE status = 'running' AND cancel_requested = ").value(Boolean.TRUE)
+                .sql(" AND run_node = ").value(identity.name()).query(em).getResultList());
+        ids.forEach(id -> host.localControl(id).ifPresent(io.cyclium.episode.RunControl::requestCancel));
     }
 
     /** The drain calls this before releasing the node's leases: no renewal may follow. */

@@ -59,8 +59,13 @@ public class DemoLoad {
         if (!config.demoEnabled()) {
             return;
         }
-        for (String[] r : SEED) {
-            resources.seed(r[0], r[1], Integer.parseInt(r[2]), Integer.parseInt(r[3]));
+        try {
+            for (String[] r : SEED) {
+                resources.seed(r[0], r[1], Integer.parseInt(r[2]), Integer.parseInt(r[3]));
+            }
+        } catch (RuntimeException e) {
+            // The demo must never take the node down: without seeds the monitor just sees nothing.
+            LOG.log(Level.WARNING, "Seeding the demo resources failed; the demo load runs with whatever exists", e);
         }
         timers.createIntervalTimer(5_000, 20_000, new TimerConfig("cyclium-demo-load", false));
     }

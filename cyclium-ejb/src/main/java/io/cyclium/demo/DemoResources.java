@@ -1,7 +1,11 @@
 package io.cyclium.demo;
 
 import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
+import io.cyclium.store.UniqueInsert;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -44,18 +48,19 @@ public class DemoResources {
                 ((Number) r[4]).longValue());
     }
 
-    /** Inserts the resource unless it exists (every demo node seeds the same set; first one wins). */
+    /**
+     * Inserts the resource unless it exists. Every demo node seeds the same set at boot, often at
+     * the same moment: the primary key decides, and losing is not an error.
+     */
     public void seed(String id, String kind, int usage, int limit) {
-        tx.run(em -> {
-            Number n = (Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_demo_resources WHERE resource_id = ?1")
-                    .setParameter(1, id).getSingleResult();
-            if (n.intValue() == 0) {
-                em.createNativeQuery("INSERT INTO cyclium_demo_resources (resource_id, kind, usage_value, limit_value,"
-                                + " version, updated_at) VALUES (?1, ?2, ?3, ?4, 0, " + schema.vendor().utcNow() + ")")
-                        .setParameter(1, id).setParameter(2, kind).setParameter(3, usage).setParameter(4, limit)
-                        .executeUpdate();
-            }
-        });
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("resource_id", id);
+        c.put("kind", kind);
+        c.put("usage_value", usage);
+        c.put("limit_value", limit);
+        c.put("version", 0);
+        c.put("updated_at", NativeSql.raw(schema.vendor().utcNow()));
+        tx.run(em -> UniqueInsert.insertNaturalKey(em, schema.vendor(), new NativeSql().insert("cyclium_demo_resources", c)));
     }
 
     /** Sets a resource's usage; returns the new version (the event id of the change). */

@@ -57,6 +57,15 @@ public class EpisodeService {
 
     /** Starts an episode by hand. With an idempotency key, a second start with the same key is a duplicate. */
     public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey) {
+        return startManual(actorId, expectationId, payload, idempotencyKey, null);
+    }
+
+    /**
+     * Starts an episode by hand, optionally stamped for another stack/env than this node's (a
+     * per-call override: seed another world from any node; it runs here).
+     */
+    public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey,
+            ActorRuntime.Scope scope) {
         if (actorId == null || actorId.isBlank()) {
             throw Problem.invalid("actor", "actor is required");
         }
@@ -73,12 +82,13 @@ public class EpisodeService {
         }
         ActorRuntime rt = host.runtime(actorId).orElseThrow(() -> Problem.conflict("actor \"" + actorId
                 + "\" does not run on this node: " + host.notRunning().getOrDefault(actorId, "not started")));
+        String env = scope == null ? config.env() : scope.env();
         String key = null;
         if (idempotencyKey != null && !idempotencyKey.isBlank()) {
-            key = DedupeKeys.withEnv(DedupeKeys.manual(actorId, expectationId, idempotencyKey), config.env());
+            key = DedupeKeys.withEnv(DedupeKeys.manual(actorId, expectationId, idempotencyKey), env);
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.MANUAL, null, idempotencyKey, payload, null);
-        return rt.fire(exp, trigger, key, true);
+        return rt.fire(exp, trigger, key, true, null, null, scope);
     }
 
     public EpisodeDetail detail(String episodeId) {

@@ -1,6 +1,8 @@
 package io.cyclium.api;
 
+import io.cyclium.actor.ActorRuntime;
 import io.cyclium.actor.FireResult;
+import io.cyclium.config.CycliumConfig;
 import io.cyclium.episode.EpisodeDetail;
 import io.cyclium.episode.EpisodeService;
 import io.cyclium.episode.EpisodeView;
@@ -28,6 +30,9 @@ public class EpisodeResource {
     @Inject
     EpisodeService episodes;
 
+    @Inject
+    CycliumConfig config;
+
     public record Started(String result, String episodeId, String dedupeKey) {
     }
 
@@ -39,7 +44,12 @@ public class EpisodeResource {
         String expectation = JsonBodies.requiredName(o, "expectation");
         JsonObject payload = JsonBodies.optionalObject(o, "payload");
         String idempotencyKey = JsonBodies.optionalString(o, "idempotencyKey");
-        FireResult r = episodes.startManual(actor, expectation, payload, idempotencyKey);
+        // Per-call override: "env"/"stack" present (null = the unset one) stamps another world.
+        ActorRuntime.Scope scope = null;
+        if (o.containsKey("env") || o.containsKey("stack")) {
+            scope = new ActorRuntime.Scope(slugOrNull(o, "stack", config.stackSlug()), slugOrNull(o, "env", config.env()));
+        }
+        FireResult r = episodes.startManual(actor, expectation, payload, idempotencyKey, scope);
         Started started = new Started(r.kind().name().toLowerCase(), r.episodeId(), r.dedupeKey());
         return switch (r.kind()) {
             case STARTED, QUEUED -> Response.status(Response.Status.CREATED).entity(started).build();
@@ -47,6 +57,17 @@ public class EpisodeResource {
             case DUPLICATE -> Response.ok(started).build();
             default -> Response.status(Response.Status.CONFLICT).entity(started).build();
         };
+    }
+
+    private static String slugOrNull(JsonObject o, String field, String fallback) {
+        if (!o.containsKey(field)) {
+            return fallback;
+        }
+        String v = JsonBodies.optionalString(o, field);
+        if (v != null && !v.matches("[a-z0-9][a-z0-9_-]{0,63}")) {
+            throw Problem.invalid(field, "\"" + field + "\" must be 1-64 of a-z, 0-9, _ and -, starting with a letter or digit");
+        }
+        return v;
     }
 
     @GET

@@ -226,6 +226,19 @@ class ClusterFailoverIT {
         }
 
         @Test
+        @Order(5)
+        void a_cancel_sent_to_one_node_stops_the_episode_running_on_the_other() {
+            String id = startOn("node-a", "long_restart", 60, 300);
+            awaitCheckpoints(id, 1);
+            HttpReply canceled = cluster.node("node-b").post("/episodes/" + id + "/cancel", "");
+            assertThat(canceled.status()).as(canceled.body()).isEqualTo(200);
+            Map<String, Object> e = awaitTerminal(id);
+            assertThat(e.get("status")).isEqualTo("canceled");
+            assertThat(count("episode_failed", id, "node-a")).isEqualTo(1);
+            assertThat(deliveries(id)).isZero();
+        }
+
+        @Test
         @Order(4)
         void two_nodes_sweeping_at_once_claim_each_orphan_exactly_once() throws Exception {
             List<String> ids = new ArrayList<>();

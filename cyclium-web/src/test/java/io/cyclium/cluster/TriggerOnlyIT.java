@@ -93,6 +93,10 @@ class TriggerOnlyIT {
         // a second start in each world is a duplicate of its own world's episode only
         assertThat(cluster.node("node-f").post("/episodes", start).jsonObject().getString("result")).isEqualTo("duplicate");
         assertThat(cluster.node("node-rc").post("/episodes", start).jsonObject().getString("result")).isEqualTo("duplicate");
+        // acting on another world from any node: the unset-env node seeds "rc" with the same key
+        HttpReply seeded = cluster.node("node-f").post("/episodes", start.replace("{\"actor\"", "{\"env\":\"rc\",\"actor\""));
+        assertThat(seeded.jsonObject().getString("result")).as(seeded.body()).isEqualTo("duplicate");
+        assertThat(seeded.jsonObject().getString("dedupeKey")).isEqualTo(rcKey);
         for (String id : List.of(unset.jsonObject().getString("episodeId"), rc.jsonObject().getString("episodeId"))) {
             Await.until(WAIT, "episode " + id, () -> "done".equals(q("SELECT status FROM cyclium_episodes WHERE id = ?", id).get(0).get("status")));
         }
