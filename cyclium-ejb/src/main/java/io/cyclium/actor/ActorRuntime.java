@@ -57,6 +57,13 @@ public final class ActorRuntime {
         void cancelQueued(String episodeId);
 
         /**
+         * Records that this node holds the episode in its queue (run_node, queued_at), so the
+         * heartbeat vouches for it and the sweep does not mistake a wait for a slot for a death.
+         */
+        default void markQueued(String episodeId) {
+        }
+
+        /**
          * Trigger-only: inserts the episode row (so UIs see it) and a trigger request for a full
          * node, in one transaction; false when the dedupe key is taken.
          */
@@ -268,7 +275,7 @@ public final class ActorRuntime {
         }
         String id = UUID.randomUUID().toString();
         NewEpisode episode = new NewEpisode(id, definition.id(), exp.id(), definition.specRev(), trigger, dedupeKey,
-                exp.maxAttempts(), exp.budget(), runNow ? node : null, !runNow && !defer, stampStack, stampEnv, workflowInstanceId,
+                exp.maxAttempts(), exp.budget(), defer ? null : node, !runNow && !defer, stampStack, stampEnv, workflowInstanceId,
                 workflowStepId);
         if (defer) {
             // Trigger-only: the row is created (UIs see it) with a request a full node will run;
@@ -379,6 +386,9 @@ public final class ActorRuntime {
             if (active.contains(p.episodeId()) || queue.stream().anyMatch(q -> q.episodeId().equals(p.episodeId()))) {
                 return;
             }
+        }
+        launcher.markQueued(p.episodeId());
+        synchronized (this) {
             queue.addLast(p);
         }
         drain();

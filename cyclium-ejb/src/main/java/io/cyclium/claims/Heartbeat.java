@@ -103,6 +103,9 @@ public class Heartbeat {
             tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET last_seen = " + now + " WHERE node_identity = ")
                     .value(identity.name()).executeUpdate(em));
             relayCancels();
+            if (host.store() != null) {
+                tx.inNewTransaction(em -> host.store().touchQueued(em, identity.name()));
+            }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Heartbeat on " + identity.name() + " failed; leases live until their expiry ("
                     + config.leaseSeconds() + " s) and the next tick tries again", e);

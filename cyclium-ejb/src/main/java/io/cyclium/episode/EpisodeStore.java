@@ -197,6 +197,23 @@ public class EpisodeStore {
         return n;
     }
 
+    /** This node holds the (running) episode in its queue. 0 rows: it is no longer running. */
+    public int markQueued(EntityManager em, String episodeId, String node) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = " + now() + ", updated_at = " + now()
+                        + " WHERE id = ?2 AND status = 'running'")
+                .setParameter(1, node).setParameter(2, episodeId).executeUpdate();
+    }
+
+    /**
+     * The heartbeat's word for this node's queued episodes: still here, waiting for a slot. One
+     * statement per tick; the sweep reads {@code updated_at} as a sign of life.
+     */
+    public int touchQueued(EntityManager em, String node) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET updated_at = " + now()
+                        + " WHERE run_node = ?1 AND status = 'running' AND queued_at IS NOT NULL")
+                .setParameter(1, node).executeUpdate();
+    }
+
     /** running → blocked (approval or wait). 0 rows: no longer running here. */
     public int block(EntityManager em, String episodeId, int turnsUsed) {
         return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'blocked', turns_used = ?1, updated_at = " + now()
@@ -225,7 +242,7 @@ public class EpisodeStore {
     public int cancelIdle(EntityManager em, String episodeId, boolean queuedOnly) {
         return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'canceled', error_class = 'canceled', phase = NULL,"
                         + " finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ?1 AND "
-                        + (queuedOnly ? "status = 'running' AND queued_at IS NOT NULL AND run_node IS NULL" : "status = 'blocked'"))
+                        + (queuedOnly ? "status = 'running' AND queued_at IS NOT NULL" : "status = 'blocked'"))
                 .setParameter(1, episodeId).executeUpdate();
     }
 

@@ -42,6 +42,11 @@ public final class LocalRunner implements ActorRuntime.Launcher {
         return env.tx().inNewTransaction(em -> env.store().insert(em, episode));
     }
 
+    @Override
+    public void markQueued(String episodeId) {
+        env.tx().inNewTransaction(em -> env.store().markQueued(em, episodeId, env.node()));
+    }
+
     /** The episode row and its trigger request in one transaction: both or neither. */
     @Override
     public boolean defer(NewEpisode episode) {

@@ -24,16 +24,18 @@ public class RecoveryStore {
     }
 
     /**
-     * Running episodes whose newest journal entry (or start, without one) is older than
-     * {@code staleAfterSeconds} on the database clock, or that a drain stamped interrupted.
+     * Running episodes whose newest sign of life — journal entry, start, or last update (a queued
+     * episode's node refreshes it every heartbeat) — is older than {@code staleAfterSeconds} on the
+     * database clock, or that a drain stamped interrupted.
      */
     @SuppressWarnings("unchecked")
     public List<Orphan> listOrphans(EntityManager em, long staleAfterSeconds, SweepScope scope, int limit) {
         NativeSql sql = new NativeSql().sql("SELECT e.id, e.actor_id, e.expectation_id, e.dedupe_key, e.attempts,"
                 + " e.max_attempts, e.phase, e.source_stack, e.source_env, e.workflow_instance_id, e.workflow_step_id"
                 + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
-                + INTERRUPTED + "' OR COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s WHERE s.episode_id = e.id),"
-                + " e.started_at) < ").around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")");
+                + INTERRUPTED + "' OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
+                + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
+                .around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")");
         if (!scope.anyStack()) {
             sql.sql(" AND (e.source_stack IS NULL OR ").is("e.source_stack", scope.stack()).sql(")");
         }

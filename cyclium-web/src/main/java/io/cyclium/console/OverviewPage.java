@@ -1,5 +1,7 @@
 package io.cyclium.console;
 
+import io.cyclium.actor.ActorHost;
+import io.cyclium.actor.ActorView;
 import io.cyclium.episode.EpisodeQueries;
 import io.cyclium.episode.EpisodeView;
 import io.cyclium.finding.FindingQueries;
@@ -31,6 +33,19 @@ public class OverviewPage {
 
     @Inject
     NodeIdentity identity;
+
+    @Inject
+    ActorHost host;
+
+    private List<ActorView> actorRows;
+
+    /** Every deployed actor, whether it runs on this node, and why not. */
+    public List<ActorView> getActors() {
+        if (actorRows == null) {
+            actorRows = host.views();
+        }
+        return actorRows;
+    }
 
     private List<EpisodeView> recentEpisodes;
     private List<FindingView> activeFindings;

@@ -103,6 +103,9 @@ class NodeBootIT {
                 .contains("&lt;b&gt;bold&lt;/b&gt; &amp; done")
                 .doesNotContain("<b>bold</b>")
                 .contains("limit:" + actor)
-                .contains("cpu over limit");
+                .contains("cpu over limit")
+                // the demo actors are deployed but switched off here, and the page says why
+                .contains("resource_monitor")
+                .contains("demo actors are off (cyclium.demo.enabled=false)");
     }
 }
