@@ -1,5 +1,7 @@
 package io.cyclium.claims;
 
+import io.cyclium.testing.MutableClock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.claims.Acquisition.Acquired;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** The contract in memory, plus the fake's own means of simulating the rest of a cluster. */
 class FakeWorkClaimsTest extends WorkClaimsContract {
 
-    private final SettableClock clock = new SettableClock();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private FakeWorkClaims fake;
 
     @Override
@@ -67,27 +69,4 @@ class FakeWorkClaimsTest extends WorkClaimsContract {
     }
 
     /** A clock tests move by hand. */
-    static final class SettableClock extends Clock {
-
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 }
