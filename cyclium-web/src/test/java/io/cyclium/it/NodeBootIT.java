@@ -39,7 +39,8 @@ class NodeBootIT {
     private final HttpClient http = HttpClient.newHttpClient();
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(path)).GET().build(),
+        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(path))
+                        .header("Authorization", ConsoleUsers.admin()).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
