@@ -12,8 +12,9 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.util.List;
+import java.util.Map;
 
-/** Backs the overview page: nodes, recent episodes and active findings, as views. */
+/** Backs the dashboard: counts by status and severity, nodes, recent episodes and active findings, as views. */
 @Named("overview")
 @RequestScoped
 public class OverviewPage {
@@ -52,6 +53,22 @@ public class OverviewPage {
             activeFindings = findings.active(ROWS);
         }
         return activeFindings;
+    }
+
+    /** A labelled count for the dashboard tiles. */
+    public record Count(String name, long count) {
+    }
+
+    public List<Count> getEpisodesByStatus() {
+        return counts(episodes.countsByStatus());
+    }
+
+    public List<Count> getFindingsBySeverity() {
+        return counts(findings.activeCountsBySeverity());
+    }
+
+    private static List<Count> counts(Map<String, Long> counts) {
+        return counts.entrySet().stream().map(e -> new Count(e.getKey(), e.getValue())).toList();
     }
 
     public List<NodeView> getNodes() {
