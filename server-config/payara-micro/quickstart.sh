@@ -32,11 +32,13 @@ export CYCLIUM_H2_FILE="$home/cyclium"
 export CYCLIUM_H2_PASSWORD=$(cat "$home/h2-password")
 export CYCLIUM_DEMO_ENABLED=${CYCLIUM_DEMO_ENABLED:-true}
 export CYCLIUM_NODE_IDENTITY=${CYCLIUM_NODE_IDENTITY:-quickstart-1}
+login="the password in CYCLIUM_ADMIN_PASSWORD"
 if [ -z "${CYCLIUM_ADMIN_PASSWORD:-}" ]; then
   if [ ! -f "$home/admin-password" ]; then
     (umask 077; head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' > "$home/admin-password")
   fi
   export CYCLIUM_ADMIN_PASSWORD=$(cat "$home/admin-password")
+  login="$CYCLIUM_ADMIN_PASSWORD (generated, kept in $home/admin-password)"
 fi
 
 log="$home/payara-micro.log"
@@ -50,7 +52,8 @@ stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true;
 trap 'stop; exit 130' INT TERM
 
 # Payara Micro prints "ready" even when the application failed to deploy: ask the application.
-probe="http://localhost:$port/cyclium/api/nodes/self"
+probe="http://localhost:$port/cyclium/api/health"
+self="http://localhost:$port/cyclium/api/nodes/self"
 echo "Starting Payara Micro (pid $pid, log $log)..."
 for _ in $(seq 1 180); do
   if ! kill -0 "$pid" 2>/dev/null; then
@@ -59,11 +62,10 @@ for _ in $(seq 1 180); do
   if curl -fsS "$probe" >/dev/null 2>&1; then
     cat <<MSG
 
-Cyclium is running: node $(curl -fsS "$probe")
+Cyclium is running: node $(curl -fsS -u "admin:$CYCLIUM_ADMIN_PASSWORD" "$self")
   Console:  http://localhost:$port/cyclium/
-  Log in:   not needed yet: this build's console and API are open to anyone who can reach the port
-            (login with user admin and a generated password arrives with the console issue)
-  API:      http://localhost:$port/cyclium/api/nodes
+  Log in:   user admin, password $login
+  API:      curl -u admin:... http://localhost:$port/cyclium/api/nodes  (HTTP Basic, same user)
   Data:     H2 file database $CYCLIUM_H2_FILE.mv.db
 Press Ctrl-C to stop (the node drains its episodes first).
 MSG

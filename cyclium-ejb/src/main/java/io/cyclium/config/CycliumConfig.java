@@ -29,6 +29,7 @@ import java.util.Optional;
  * @param jitterMaxMs            upper bound of the random delay before an episode insert
  * @param maxConcurrentDefault   default per-actor, per-node concurrency
  * @param adminPassword          console admin password, if configured (never logged)
+ * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
  *                               which runs on the database clock) to prove drift changes nothing
  */
@@ -54,6 +55,7 @@ public record CycliumConfig(
         int jitterMaxMs,
         int maxConcurrentDefault,
         Optional<String> adminPassword,
+        Optional<String> viewerPassword,
         Duration clockSkew) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
@@ -63,7 +65,7 @@ public record CycliumConfig(
 
     @Override
     public String toString() {
-        // adminPassword is deliberately left out.
+        // adminPassword and viewerPassword are deliberately left out.
         return "CycliumConfig[nodeIdentity=" + nodeIdentity.orElse("(minted)") + ", mode=" + mode.wireName()
                 + ", stackSlug=" + stackSlug + ", env=" + env + ", migrateSchema=" + migrateSchema
                 + ", demoEnabled=" + demoEnabled + ", workClaimsEnabled=" + workClaimsEnabled

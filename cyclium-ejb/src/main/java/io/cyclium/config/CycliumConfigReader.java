@@ -35,6 +35,10 @@ public final class CycliumConfigReader {
     public static final String JITTER_MAX_MS = "cyclium.episode.jitter-max-ms";
     public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
+    public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
+    /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
+    public static final String ADMIN_PASSWORD_ENV = "CYCLIUM_ADMIN_PASSWORD";
+    public static final String VIEWER_PASSWORD_ENV = "CYCLIUM_VIEWER_PASSWORD";
     public static final String CLOCK_SKEW_MS = "cyclium.clock.skew-ms";
 
     /** Printable identity: letters, digits and . _ : @ - ; no spaces, no control characters. */
@@ -100,16 +104,23 @@ public final class CycliumConfigReader {
         int jitter = (int) number(JITTER_MAX_MS, 200, 0, 10_000, "milliseconds");
         int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
         long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
-        Optional<String> password = text(ADMIN_PASSWORD);
-        password.filter(p -> p.length() < 8).ifPresent(p ->
-                problems.add(ADMIN_PASSWORD + " is too short (" + p.length() + " characters): allowed are at least 8"));
+        Optional<String> password = password(ADMIN_PASSWORD, ADMIN_PASSWORD_ENV);
+        Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
 
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, password, Duration.ofMillis(skew));
+                shutdown, jitter, maxConcurrent, password, viewerPassword, Duration.ofMillis(skew));
+    }
+
+    /** A console password: unset or at least 8 characters (the value itself never reaches a message). */
+    private Optional<String> password(String property, String environmentName) {
+        Optional<String> value = text(property).or(() -> text(environmentName));
+        value.filter(p -> p.length() < 8).ifPresent(p ->
+                problems.add(property + " is too short (" + p.length() + " characters): allowed are at least 8"));
+        return value;
     }
 
     /** Blank counts as unset: an empty environment variable must not become an identity of "". */

@@ -5,7 +5,9 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Read side for findings: returns views, never entities. */
 @Stateless
@@ -23,5 +25,18 @@ public class FindingQueries {
                         FindingEntity.class)
                 .setMaxResults(Math.max(1, Math.min(limit, MAX_PAGE)))
                 .getResultList().stream().map(FindingView::of).toList();
+    }
+
+    /** Active findings per severity, every {@link Severity} listed (0 when none). */
+    public Map<String, Long> activeCountsBySeverity() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (Severity s : Severity.values()) {
+            counts.put(s.wireName(), 0L);
+        }
+        for (Object[] row : em.createQuery("SELECT f.severity, COUNT(f) FROM FindingEntity f WHERE f.status = 'active'"
+                + " GROUP BY f.severity", Object[].class).getResultList()) {
+            counts.put((String) row[0], (Long) row[1]);
+        }
+        return counts;
     }
 }

@@ -85,6 +85,7 @@ class CycliumConfigReaderTest {
         "cyclium.episode.shutdown-ms       | -1      | cyclium.episode.shutdown-ms = -1 is out of range",
         "cyclium.schema.migrate            | yes     | cyclium.schema.migrate = \"yes\" is not a boolean: allowed are true | false",
         "cyclium.console.admin-password    | short   | cyclium.console.admin-password is too short (5 characters)",
+        "cyclium.console.viewer-password   | tiny    | cyclium.console.viewer-password is too short (4 characters)",
     })
     void a_bad_value_fails_with_a_message_naming_property_value_and_range(String property, String value, String message) {
         assertThatThrownBy(() -> read(property, value))
@@ -116,9 +117,20 @@ class CycliumConfigReaderTest {
     }
 
     @Test
-    void the_admin_password_never_appears_in_to_string() {
-        CycliumConfig c = read("cyclium.console.admin-password", "s3cret-value");
+    void the_console_passwords_never_appear_in_to_string() {
+        CycliumConfig c = read("cyclium.console.admin-password", "s3cret-value",
+                "cyclium.console.viewer-password", "v1ewer-value");
         assertThat(c.adminPassword()).contains("s3cret-value");
-        assertThat(c.toString()).doesNotContain("s3cret-value");
+        assertThat(c.viewerPassword()).contains("v1ewer-value");
+        assertThat(c.toString()).doesNotContain("s3cret-value").doesNotContain("v1ewer-value");
+    }
+
+    @Test
+    void the_console_passwords_are_also_read_from_their_short_environment_names() {
+        CycliumConfig c = read("CYCLIUM_ADMIN_PASSWORD", "from-the-env", "CYCLIUM_VIEWER_PASSWORD", "viewer-env");
+        assertThat(c.adminPassword()).contains("from-the-env");
+        assertThat(c.viewerPassword()).contains("viewer-env");
+        assertThatThrownBy(() -> read("CYCLIUM_VIEWER_PASSWORD", "short"))
+                .hasMessageContaining("cyclium.console.viewer-password is too short (5 characters)");
     }
 }

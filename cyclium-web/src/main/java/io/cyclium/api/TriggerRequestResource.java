@@ -20,7 +20,7 @@ import java.util.Set;
 @Produces(MediaType.APPLICATION_JSON)
 public class TriggerRequestResource {
 
-    static final Set<String> STATUSES = Set.of("pending", "claimed", "completed", "expired");
+    public static final Set<String> STATUSES = Set.of("pending", "claimed", "completed", "expired");
 
     @Inject
     Tx tx;

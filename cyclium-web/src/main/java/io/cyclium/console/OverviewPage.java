@@ -1,7 +1,5 @@
 package io.cyclium.console;
 
-import io.cyclium.actor.ActorHost;
-import io.cyclium.actor.ActorView;
 import io.cyclium.episode.EpisodeQueries;
 import io.cyclium.episode.EpisodeView;
 import io.cyclium.finding.FindingQueries;
@@ -14,8 +12,9 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.util.List;
+import java.util.Map;
 
-/** Backs the overview page: nodes, recent episodes and active findings, as views. */
+/** Backs the dashboard: counts by status and severity, nodes, recent episodes and active findings, as views. */
 @Named("overview")
 @RequestScoped
 public class OverviewPage {
@@ -34,18 +33,7 @@ public class OverviewPage {
     @Inject
     NodeIdentity identity;
 
-    @Inject
-    ActorHost host;
 
-    private List<ActorView> actorRows;
-
-    /** Every deployed actor, whether it runs on this node, and why not. */
-    public List<ActorView> getActors() {
-        if (actorRows == null) {
-            actorRows = host.views();
-        }
-        return actorRows;
-    }
 
     private List<EpisodeView> recentEpisodes;
     private List<FindingView> activeFindings;
@@ -67,6 +55,22 @@ public class OverviewPage {
             activeFindings = findings.active(ROWS);
         }
         return activeFindings;
+    }
+
+    /** A labelled count for the dashboard tiles. */
+    public record Count(String name, long count) {
+    }
+
+    public List<Count> getEpisodesByStatus() {
+        return counts(episodes.countsByStatus());
+    }
+
+    public List<Count> getFindingsBySeverity() {
+        return counts(findings.activeCountsBySeverity());
+    }
+
+    private static List<Count> counts(Map<String, Long> counts) {
+        return counts.entrySet().stream().map(e -> new Count(e.getKey(), e.getValue())).toList();
     }
 
     public List<NodeView> getNodes() {

@@ -54,7 +54,9 @@ public final class ClusterHarness implements AutoCloseable {
             "CYCLIUM_RECOVERY_INITIAL_DELAY_MS", "2000",
             "CYCLIUM_RECOVERY_INTERVAL_MS", "1000",
             "CYCLIUM_RECOVERY_STALE_AFTER_MS", "8000",
-            "CYCLIUM_EPISODE_SHUTDOWN_MS", "3000");
+            "CYCLIUM_EPISODE_SHUTDOWN_MS", "3000",
+            // one console password per test JVM, never a constant in the repository
+            "CYCLIUM_ADMIN_PASSWORD", "harness-" + java.util.UUID.randomUUID());
     static final Duration BOOT_TIMEOUT = Duration.ofSeconds(120);
 
     private final String run;

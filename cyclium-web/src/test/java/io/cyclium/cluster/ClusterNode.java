@@ -96,21 +96,28 @@ public final class ClusterNode {
 
     /** {@code POST /cyclium/api<path>} with a JSON body. */
     public HttpReply post(String path, String json) {
-        return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT)
+        return send(request(path).timeout(REQUEST_TIMEOUT)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
     /** {@code PUT /cyclium/api<path>} with a JSON body. */
     public HttpReply put(String path, String json) {
-        return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT)
+        return send(request(path).timeout(REQUEST_TIMEOUT)
                 .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
     /** {@code GET /cyclium/api<path>}. */
     public HttpReply get(String path) {
-        return send(HttpRequest.newBuilder(resolve(path)).timeout(REQUEST_TIMEOUT).GET().build());
+        return send(request(path).timeout(REQUEST_TIMEOUT).GET().build());
+    }
+
+    /** A request to {@code /cyclium/api<path>} as the console's admin (HTTP Basic, the node's own password). */
+    private HttpRequest.Builder request(String path) {
+        String credentials = "admin:" + environment.get("CYCLIUM_ADMIN_PASSWORD");
+        return HttpRequest.newBuilder(resolve(path)).header("Authorization",
+                "Basic " + java.util.Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
     }
 
     private URI resolve(String path) {
@@ -170,7 +177,7 @@ public final class ClusterNode {
         }
         HttpReply self;
         try {
-            self = send(HttpRequest.newBuilder(resolve("/nodes/self")).timeout(Duration.ofSeconds(5)).GET().build());
+            self = send(request("/nodes/self").timeout(Duration.ofSeconds(5)).GET().build());
         } catch (UncheckedIOException notYet) {
             // refused, reset or timed out while Micro starts: exit and log decide what is fatal
             lastProbe = String.valueOf(notYet.getCause());

@@ -260,7 +260,7 @@ class EpisodesIT {
 
     private static HttpResponse<String> call(URL base, String method, String path, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base.toString()).resolve(path))
-                .header("Content-Type", "application/json");
+                .header("Content-Type", "application/json").header("Authorization", ConsoleUsers.admin());
         b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
                 : b.method(method, HttpRequest.BodyPublishers.ofString(body));
         return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());

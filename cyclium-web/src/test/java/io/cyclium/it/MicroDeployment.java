@@ -1,10 +1,15 @@
 package io.cyclium.it;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.importer.ZipImporter;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
@@ -31,8 +36,28 @@ final class MicroDeployment {
      */
     static WebArchive productWarWithTestActors() {
         WebArchive war = productWar().addPackages(true, "io.cyclium.it");
+        openArquillianRunner(war);
         File assertj = new File(org.assertj.core.api.Assertions.class.getProtectionDomain().getCodeSource().getLocation().getPath());
         return war.addAsLibrary(assertj);
+    }
+
+    /**
+     * Arquillian's test servlet answers the test JVM without credentials: the product web.xml with
+     * that one URL added to its open constraint (the most specific pattern wins over /*).
+     */
+    private static void openArquillianRunner(WebArchive war) {
+        String webXml;
+        try (InputStream in = war.get("WEB-INF/web.xml").getAsset().openStream()) {
+            webXml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String open = "<url-pattern>/api/health</url-pattern>";
+        if (!webXml.contains(open)) {
+            throw new IllegalStateException("web.xml has no open constraint for /api/health to extend");
+        }
+        war.delete("WEB-INF/web.xml");
+        war.setWebXML(new StringAsset(webXml.replace(open, open + "<url-pattern>/ArquillianServletRunnerEE9</url-pattern>")));
     }
 
     static Connection database() throws SQLException {

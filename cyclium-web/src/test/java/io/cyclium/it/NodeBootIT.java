@@ -39,7 +39,8 @@ class NodeBootIT {
     private final HttpClient http = HttpClient.newHttpClient();
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(path)).GET().build(),
+        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(path))
+                        .header("Authorization", ConsoleUsers.admin()).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -103,9 +104,15 @@ class NodeBootIT {
                 .contains("&lt;b&gt;bold&lt;/b&gt; &amp; done")
                 .doesNotContain("<b>bold</b>")
                 .contains("limit:" + actor)
-                .contains("cpu over limit")
-                // the demo actors are deployed but switched off here, and the page says why
-                .contains("resource_monitor")
+                .contains("cpu over limit");
+    }
+
+    @Test
+    void the_actors_api_says_why_a_deployed_actor_does_not_run_here() throws Exception {
+        HttpResponse<String> actors = get("api/actors");
+        assertThat(actors.statusCode()).isEqualTo(200);
+        // the demo actors are deployed but switched off in this test node
+        assertThat(actors.body()).contains("\"id\":\"resource_monitor\"")
                 .contains("demo actors are off (cyclium.demo.enabled=false)");
     }
 }

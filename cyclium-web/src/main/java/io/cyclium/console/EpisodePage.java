@@ -1,0 +1,147 @@
+package io.cyclium.console;
+
+import io.cyclium.store.JsonText;
+import io.cyclium.episode.EpisodeDetail;
+import io.cyclium.episode.EpisodeService;
+import io.cyclium.episode.StepKind;
+import io.cyclium.episode.StepView;
+import io.cyclium.output.OutputOutcome;
+import io.cyclium.output.Outputs;
+import io.cyclium.problem.Problem;
+import jakarta.faces.view.ViewScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import jakarta.json.JsonObject;
+import java.io.Serializable;
+import java.util.Optional;
+
+/**
+ * Backs episode.xhtml: one episode with its journal, checkpoints, outputs and findings, and the
+ * admin's actions on it. Every action is gated by {@link ConsoleUser#mayAct} on the server.
+ */
+@Named("episodePage")
+@ViewScoped
+public class EpisodePage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    @Inject
+    EpisodeService episodes;
+
+    @Inject
+    Outputs outputs;
+
+    @Inject
+    ConsoleUser user;
+
+    private String id;
+    // views are not Serializable: reloaded per request when the view is restored
+    private transient EpisodeDetail detail;
+    private String missing;
+
+    /** The plan awaiting approval and its hash, as the latest approval_requested step recorded them. */
+    public record PendingPlan(String plan, String planHash) implements Serializable {
+    }
+
+    public void load() {
+        detail = null;
+        missing = null;
+        if (id == null || id.isBlank()) {
+            missing = "No episode id given.";
+            return;
+        }
+        try {
+            detail = episodes.detail(id);
+        } catch (Problem p) {
+            missing = p.getMessage();
+        }
+    }
+
+    public PendingPlan getPendingPlan() {
+        EpisodeDetail detail = getDetail();
+        if (detail == null || !"blocked".equals(detail.episode().status())) {
+            return null;
+        }
+        Optional<StepView> request = detail.steps().stream()
+                .filter(s -> StepKind.APPROVAL_REQUESTED.equals(s.kind())).reduce((a, b) -> b);
+        if (request.isEmpty() || request.get().detail() == null) {
+            return null;
+        }
+        JsonObject o = JsonText.parseObject(request.get().detail());
+        String plan = o.containsKey("plan") ? JsonText.write(o.get("plan")) : request.get().detail();
+        return new PendingPlan(plan, o.getString("planHash", ""));
+    }
+
+    public boolean isCancellable() {
+        EpisodeDetail detail = getDetail();
+        return detail != null && !java.util.Set.of("done", "partially_failed", "failed", "canceled")
+                .contains(detail.episode().status());
+    }
+
+    public void cancel() {
+        if (user.mayAct("cancel episode")) {
+            act(() -> episodes.cancel(id), "Cancel requested.");
+        }
+    }
+
+    public void approve() {
+        PendingPlan plan = getPendingPlan();
+        if (user.mayAct("approve plan") && plan != null) {
+            act(() -> episodes.approve(id, plan.planHash()), "Plan approved; the episode resumes from its checkpoint.");
+        }
+    }
+
+    public void deny() {
+        PendingPlan plan = getPendingPlan();
+        if (user.mayAct("deny plan") && plan != null) {
+            act(() -> episodes.deny(id, plan.planHash()), "Plan denied; the episode is canceled.");
+        }
+    }
+
+    public void retry(String outputId) {
+        if (user.mayAct("retry output")) {
+            OutputOutcome outcome = ConsoleMessages.attempt(() -> {
+                try {
+                    return outputs.retry(outputId);
+                } catch (RuntimeException e) {
+                    Throwable cause = e instanceof jakarta.ejb.EJBException && e.getCause() != null ? e.getCause() : e;
+                    if (cause instanceof io.cyclium.output.OutputRetryRefusedException
+                            || cause instanceof io.cyclium.output.UnknownOutputException) {
+                        throw Problem.conflict(cause.getMessage());
+                    }
+                    throw e;
+                }
+            });
+            if (outcome != null) {
+                ConsoleMessages.info("Output retried.");
+            }
+            load();
+        }
+    }
+
+    private void act(java.util.function.Supplier<?> action, String done) {
+        if (ConsoleMessages.attempt(action) != null) {
+            ConsoleMessages.info(done);
+        }
+        load();
+    }
+
+    public EpisodeDetail getDetail() {
+        if (detail == null && missing == null) {
+            load();
+        }
+        return detail;
+    }
+
+    public String getMissing() {
+        return missing;
+    }
+
+    public String getId() {
+        return id;
+    }
+
+    public void setId(String id) {
+        this.id = id;
+    }
+}

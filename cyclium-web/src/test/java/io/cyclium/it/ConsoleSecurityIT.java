@@ -1,0 +1,128 @@
+package io.cyclium.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Probes from outside: who gets in where, with which role, and what a refusal looks like. */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+class ConsoleSecurityIT {
+
+    private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return MicroDeployment.productWar();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private HttpResponse<String> send(String method, String path, String authorization, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base.toString()).resolve(path))
+                .header("Content-Type", "application/json");
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void an_api_request_without_credentials_is_refused_with_a_basic_challenge() throws Exception {
+        HttpResponse<String> r = send("GET", "api/episodes", null, null);
+        assertThat(r.statusCode()).isEqualTo(401);
+        assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
+        assertThat(send("POST", "api/events", null, "{}").statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void a_wrong_password_is_refused_like_no_password() throws Exception {
+        assertThat(send("GET", "api/episodes", ConsoleUsers.basic("admin", "not-the-password"), null).statusCode()).isEqualTo(401);
+        assertThat(send("GET", "api/episodes", ConsoleUsers.basic("nobody", ConsoleUsers.adminPassword()), null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void a_page_without_a_session_redirects_to_the_login_page() throws Exception {
+        HttpResponse<String> r = send("GET", "index.xhtml", null, null);
+        assertThat(r.statusCode()).isEqualTo(302);
+        assertThat(r.headers().firstValue("Location")).hasValueSatisfying(v -> assertThat(v).endsWith("/cyclium/login.xhtml"));
+        assertThat(r.body()).doesNotContain("arquillian-node-1");
+    }
+
+    @Test
+    void the_health_probe_is_open_and_says_nothing_else() throws Exception {
+        HttpResponse<String> r = send("GET", "api/health", null, null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("{\"status\":\"up\"}");
+    }
+
+    @Test
+    void a_viewer_reads_but_may_not_change_anything() throws Exception {
+        assertThat(send("GET", "api/episodes", ConsoleUsers.viewer(), null).statusCode()).isEqualTo(200);
+        assertThat(send("POST", "api/events", ConsoleUsers.viewer(), "{\"eventType\":\"x\"}").statusCode()).isEqualTo(403);
+        assertThat(send("PUT", "api/mode", ConsoleUsers.viewer(), "{\"mode\":\"trigger_only\"}").statusCode()).isEqualTo(403);
+        assertThat(send("POST", "api/recovery/sweep", ConsoleUsers.viewer(), "{}").statusCode()).isEqualTo(403);
+        assertThat(send("GET", "api/mode", ConsoleUsers.admin(), null).body()).contains("\"full\"");
+    }
+
+    @Test
+    void an_unknown_episode_is_a_json_404_naming_the_id() throws Exception {
+        HttpResponse<String> r = send("GET", "api/episodes/no-such-episode-42", ConsoleUsers.admin(), null);
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).contains("json"));
+        assertThat(r.body()).contains("no-such-episode-42").doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void the_login_form_opens_a_session_for_the_console() throws Exception {
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        URI login = URI.create(base.toString()).resolve("login.xhtml");
+        HttpResponse<String> form = browser.send(HttpRequest.newBuilder(login).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(form.statusCode()).isEqualTo(200);
+        Matcher state = VIEW_STATE.matcher(form.body());
+        assertThat(state.find()).as("view state in the login form").isTrue();
+
+        HttpResponse<String> wrong = browser.send(post(login, state.group(1), "admin", "wrong-password"), HttpResponse.BodyHandlers.ofString());
+        assertThat(wrong.body()).contains("Wrong user or password.").doesNotContain("arquillian-node-1");
+
+        Matcher again = VIEW_STATE.matcher(wrong.body());
+        assertThat(again.find()).isTrue();
+        HttpResponse<String> page = browser.send(post(login, again.group(1), "admin", ConsoleUsers.adminPassword()),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.uri().getPath()).endsWith("/index.xhtml");
+        assertThat(page.body()).contains("arquillian-node-1");
+    }
+
+    private static HttpRequest post(URI login, String viewState, String user, String password) {
+        String form = "login=login&login%3Ausername=" + enc(user) + "&login%3Apassword=" + enc(password)
+                + "&login%3Asubmit=Log+in&jakarta.faces.ViewState=" + enc(viewState);
+        return HttpRequest.newBuilder(login).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build();
+    }
+
+    private static String enc(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}
