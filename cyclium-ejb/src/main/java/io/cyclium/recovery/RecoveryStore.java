@@ -35,7 +35,11 @@ public class RecoveryStore {
                 + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
                 + INTERRUPTED + "' OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
                 + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
-                .around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")");
+                .around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")")
+                // A deferred episode whose trigger request is still pending is waiting for a full
+                // node, not orphaned: the poller runs it (or the request expires, and then it is).
+                .sql(" AND NOT EXISTS (SELECT 1 FROM cyclium_trigger_requests r WHERE r.episode_id = e.id"
+                        + " AND r.status = 'pending')");
         if (!scope.anyStack()) {
             sql.sql(" AND (e.source_stack IS NULL OR ").is("e.source_stack", scope.stack()).sql(")");
         }
