@@ -88,6 +88,12 @@ public final class EpisodeTask implements Runnable {
         } catch (RuntimeException | Error e) {
             LOG.log(Level.SEVERE, "Episode " + episodeId + " task ended abnormally", e);
             outcome = Outcome.FAILED;
+            // A lease left in the node's held set would be renewed forever and block recovery:
+            // stop renewing it, so it lapses and the sweep can take the episode.
+            HeldClaim held = control.claim();
+            if (held != null) {
+                env.claims().forget(held);
+            }
         } finally {
             control.thread(null);
             onExit.accept(outcome);
