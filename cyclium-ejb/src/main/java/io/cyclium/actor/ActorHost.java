@@ -264,6 +264,24 @@ public class ActorHost {
         return runner == null ? java.util.List.of() : runner.running();
     }
 
+    /**
+     * Every lease some piece of this node is using for an episode: the tasks running here and the
+     * leases handed to episodes waiting in an actor's queue (the heartbeat audits the rest).
+     */
+    public java.util.Set<HeldClaim> claimsInUse() {
+        java.util.Set<HeldClaim> inUse = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (RunControl c : localRunning()) {
+            HeldClaim claim = c.claim();
+            if (claim != null) {
+                inUse.add(claim);
+            }
+        }
+        for (ActorRuntime rt : runtimes.values()) {
+            inUse.addAll(rt.queuedClaims());
+        }
+        return inUse;
+    }
+
     public EpisodeStore store() {
         return store;
     }

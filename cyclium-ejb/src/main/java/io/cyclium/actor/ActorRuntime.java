@@ -71,6 +71,13 @@ public final class ActorRuntime {
             throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
         }
 
+        /**
+         * Gives up a lease handed over with an episode that will not run with it (already queued or
+         * running here, or the executor refused it). Left held, the heartbeat would renew it for
+         * ever and no node could recover the episode.
+         */
+        void releaseClaim(HeldClaim claim, String why);
+
         /** Trigger-only: asks a full node to run an existing episode (e.g. after an approval). */
         default void deferExisting(String episodeId, String actorId, String expectationId, boolean resume) {
             throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
@@ -382,16 +389,74 @@ public final class ActorRuntime {
     }
 
     private void enqueue(Pending p) {
+        Merge merge;
         synchronized (this) {
-            if (active.contains(p.episodeId()) || queue.stream().anyMatch(q -> q.episodeId().equals(p.episodeId()))) {
-                return;
+            merge = mergeDuplicate(p);
+        }
+        switch (merge) {
+            case NEW -> {
+                launcher.markQueued(p.episodeId());
+                Merge late;
+                synchronized (this) {
+                    // the row was marked outside the lock: the same episode may have arrived meanwhile
+                    late = mergeDuplicate(p);
+                    if (late == Merge.NEW) {
+                        queue.addLast(p);
+                    }
+                }
+                if (late == Merge.LEASE_SURPLUS) {
+                    launcher.releaseClaim(p.handedClaim(), "episode " + p.episodeId() + " is already queued or running on " + node);
+                }
+                drain();
+            }
+            // the sweep cleared run_node when it claimed the row: say again that it waits here
+            case LEASE_ADOPTED -> launcher.markQueued(p.episodeId());
+            case LEASE_SURPLUS -> launcher.releaseClaim(p.handedClaim(),
+                    "episode " + p.episodeId() + " is already queued or running on " + node);
+            case ALREADY_HERE -> {
             }
         }
-        launcher.markQueued(p.episodeId());
-        synchronized (this) {
-            queue.addLast(p);
+    }
+
+    private enum Merge { NEW, ALREADY_HERE, LEASE_ADOPTED, LEASE_SURPLUS }
+
+    /**
+     * The same episode arriving twice on this node (the sweep recovers an episode this node still
+     * has queued because its heartbeat came late; the poller and a resume race). A queued entry
+     * without a lease takes the handed one over — its task would otherwise find the key busy (held
+     * by this very node) and give up, leaving a lease nobody settles. Any other handed lease is
+     * surplus: the caller releases it, or the heartbeat would renew it for ever.
+     */
+    private Merge mergeDuplicate(Pending p) {
+        if (active.contains(p.episodeId())) {
+            return p.handedClaim() == null ? Merge.ALREADY_HERE : Merge.LEASE_SURPLUS;
         }
-        drain();
+        Deque<Pending> merged = new ArrayDeque<>(queue.size());
+        Merge result = Merge.NEW;
+        for (Pending q : queue) {
+            if (result == Merge.NEW && q.episodeId().equals(p.episodeId())) {
+                if (p.handedClaim() == null) {
+                    return Merge.ALREADY_HERE;
+                }
+                if (q.handedClaim() != null) {
+                    return Merge.LEASE_SURPLUS;
+                }
+                merged.addLast(new Pending(q.episodeId(), true, p.handedClaim(), true));
+                result = Merge.LEASE_ADOPTED;
+            } else {
+                merged.addLast(q);
+            }
+        }
+        if (result == Merge.LEASE_ADOPTED) {
+            queue.clear();
+            queue.addAll(merged);
+        }
+        return result;
+    }
+
+    /** The leases handed to episodes still waiting in this actor's queue (the heartbeat's audit). */
+    public synchronized java.util.List<HeldClaim> queuedClaims() {
+        return queue.stream().map(Pending::handedClaim).filter(java.util.Objects::nonNull).toList();
     }
 
     /** Removes an episode from the local queue (cancel before it started). */
@@ -423,6 +488,9 @@ public final class ActorRuntime {
                 LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
                 synchronized (this) {
                     active.remove(next.episodeId());
+                }
+                if (next.handedClaim() != null) {
+                    launcher.releaseClaim(next.handedClaim(), "episode " + next.episodeId() + " could not start");
                 }
             }
         }

@@ -98,7 +98,10 @@ public class Heartbeat {
                         + config.leaseSeconds() + " s may have been taken over and their tasks will stop");
             }
             lastTickNanos = start;
-            gates.leased().ifPresent(LeasedClaimGate::renewAll);
+            gates.leased().ifPresent(gate -> {
+                gate.renewAll();
+                gate.releaseUnaccounted(host.claimsInUse(), auditTicks());
+            });
             String now = schema.vendor().utcNow();
             tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET last_seen = " + now + " WHERE node_identity = ")
                     .value(identity.name()).executeUpdate(em));
@@ -113,6 +116,12 @@ public class Heartbeat {
         } finally {
             telemetry.time("heartbeat_tick", Duration.ofNanos(System.nanoTime() - start));
         }
+    }
+
+    /** Two full leases' worth of heartbeats: longer than any hand-over between sweep or poller and a task. */
+    private int auditTicks() {
+        long interval = Math.max(1, config.heartbeatInterval().toMillis());
+        return (int) Math.max(3, (2_000L * config.leaseSeconds() + interval - 1) / interval + 1);
     }
 
     /**

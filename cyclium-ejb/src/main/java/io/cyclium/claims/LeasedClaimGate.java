@@ -26,6 +26,8 @@ public final class LeasedClaimGate implements ClaimGate {
     private final Telemetry telemetry;
     private final Map<String, HeldClaim> held = new ConcurrentHashMap<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    /** Held leases the last audits found unused, with the number of audits in a row (heartbeat thread only). */
+    private final Map<HeldClaim, Integer> unaccounted = new ConcurrentHashMap<>();
     private volatile boolean renewing = true;
 
     public LeasedClaimGate(WorkClaims claims, String owner, int leaseSeconds, Telemetry telemetry) {
@@ -137,6 +139,37 @@ public final class LeasedClaimGate implements ClaimGate {
                 }
             }
         }
+    }
+
+    /**
+     * The heartbeat's audit: a held lease that no task, queue entry or hand-over on this node has
+     * accounted for on {@code ticksBeforeRelease} consecutive audits belongs to nobody (a hand-over
+     * lost on some path nobody foresaw). Renewed for ever it would keep its episode from every
+     * sweep in the cluster; released, its lease lapses and recovery takes the episode. The grace
+     * covers the short windows where a lease is held by code that is not a task (the sweep between
+     * its claim and the hand-over, the poller while it dispatches). Releasing a lease some code
+     * still used costs at most a restart elsewhere: that code's fence check refuses its side effects.
+     *
+     * @return the number released
+     */
+    public int releaseUnaccounted(Set<HeldClaim> inUse, int ticksBeforeRelease) {
+        int released = 0;
+        unaccounted.keySet().removeIf(c -> !held.containsValue(c) || inUse.contains(c));
+        for (HeldClaim claim : held.values()) {
+            if (inUse.contains(claim)) {
+                continue;
+            }
+            int seen = unaccounted.merge(claim, 1, Integer::sum);
+            if (seen >= ticksBeforeRelease) {
+                unaccounted.remove(claim);
+                LOG.warning(() -> "Lease " + claim + " held by " + owner + " for " + seen
+                        + " heartbeats with no task, queue entry or hand-over using it: releasing it so recovery can run its work");
+                telemetry.count("work_claims", "outcome", "released_unaccounted");
+                fail(claim, "released by " + owner + ": no task held it");
+                released++;
+            }
+        }
+        return released;
     }
 
     /**

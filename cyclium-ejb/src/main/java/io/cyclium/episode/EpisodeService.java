@@ -172,6 +172,41 @@ public class EpisodeService {
         return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
     }
 
+    /**
+     * Restarts a failed or canceled episode from its latest checkpoint (an operator who fixed what
+     * made it fail). The row is reopened in place — it still holds its dedupe key, so a new episode
+     * for the same trigger would only be a duplicate. Runs here at once when this node runs the
+     * actor (deferred in trigger-only mode), else the next sweep of a node that does picks it up.
+     */
+    public EpisodeView restart(String episodeId, String by) {
+        String id = checkId(episodeId);
+        EpisodeEntity row = tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            EpisodeStatus from = EpisodeStatus.parse(e.status)
+                    .filter(st -> st == EpisodeStatus.FAILED || st == EpisodeStatus.CANCELED)
+                    .orElseThrow(() -> Problem.conflict("episode " + id + " is " + e.status
+                            + ": only a failed or canceled episode can be restarted"));
+            if (e.archivedAt != null) {
+                throw Problem.conflict("episode " + id + " is archived and cannot be restarted");
+            }
+            JsonObject marker = Json.createObjectBuilder()
+                    .add("by", by == null || by.isBlank() ? "unknown" : by)
+                    .add("previousStatus", from.wire())
+                    .add("previousError", e.errorClass == null ? "" : e.errorClass)
+                    .build();
+            if (store().restart(em, id, from) == 0) {
+                throw Problem.conflict("episode " + id + " changed while restarting; read it again");
+            }
+            store().journal(em, id, store().nextStepNo(em, id), StepKind.RESTARTED, identity.name(), marker, null, null, null);
+            return e;
+        });
+        host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
     private void cancelIdle(EpisodeEntity row, boolean queuedOnly) {
         boolean canceled = tx.inNewTransaction(em -> {
             if (store().cancelIdle(em, row.id, queuedOnly) == 0) {

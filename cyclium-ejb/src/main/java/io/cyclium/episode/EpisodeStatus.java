@@ -4,7 +4,10 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Episode statuses as stored. Terminal ones never change again (except by archival). */
+/**
+ * Episode statuses as stored. Terminal ones never change again, except by archival and by an
+ * operator's restart of a failed or canceled episode ({@link EpisodeStore#restart}).
+ */
 public enum EpisodeStatus {
     RUNNING, BLOCKED, DONE, PARTIALLY_FAILED, FAILED, CANCELED;
 

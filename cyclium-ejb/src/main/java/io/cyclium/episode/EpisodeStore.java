@@ -197,6 +197,23 @@ public class EpisodeStore {
         return n;
     }
 
+    /**
+     * An operator's restart: a failed or canceled episode becomes running again, phase
+     * {@code interrupted}, attempts and turns back to zero, so that a node running its actor resumes
+     * it from the latest checkpoint (this node at once, or any node's sweep). Outputs already
+     * delivered stay delivered: their keys make a second delivery a duplicate. Guarded on the
+     * status read by the caller: 0 rows means someone else restarted or archived it first.
+     */
+    public int restart(EntityManager em, String episodeId, EpisodeStatus from) {
+        return new NativeSql().sql("UPDATE cyclium_episodes SET status = 'running', phase = '"
+                        + io.cyclium.recovery.RecoveryStore.INTERRUPTED + "', attempts = 0, turns_used = 0, cancel_requested = ")
+                .value(Boolean.FALSE)
+                .sql(", error_class = NULL, error_detail = NULL, summary = NULL, finished_at = NULL, run_node = NULL,"
+                        + " queued_at = NULL, updated_at = " + now() + " WHERE id = ").value(episodeId)
+                .sql(" AND status = ").value(from.wire()).sql(" AND archived_at IS NULL")
+                .executeUpdate(em);
+    }
+
     /** This node holds the (running) episode in its queue. 0 rows: it is no longer running. */
     public int markQueued(EntityManager em, String episodeId, String node) {
         return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = " + now() + ", updated_at = " + now()

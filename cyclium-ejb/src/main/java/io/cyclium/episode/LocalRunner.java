@@ -72,8 +72,14 @@ public final class LocalRunner implements ActorRuntime.Launcher {
     @Override
     public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, ActorRuntime owner) {
         RunControl control = new RunControl(episodeId);
+        // visible to the heartbeat's audit from now on, before the task thread even starts
+        control.claim(handedClaim);
         if (running.putIfAbsent(episodeId, control) != null) {
-            // Already running here (a duplicate resume): the slot reserved for it is given back.
+            // Already running here (a duplicate resume): the slot reserved for it is given back,
+            // and a lease handed with it too (the running task holds or takes its own).
+            if (handedClaim != null) {
+                releaseClaim(handedClaim, "episode " + episodeId + " is already running on " + env.node());
+            }
             owner.exited(episodeId);
             return;
         }
@@ -88,6 +94,12 @@ public final class LocalRunner implements ActorRuntime.Launcher {
             LOG.log(Level.WARNING, "The executor refused episode " + episodeId + " (shutting down?); recovery will restart it", e);
             throw e;
         }
+    }
+
+    @Override
+    public void releaseClaim(HeldClaim claim, String why) {
+        LOG.info(() -> "Releasing " + claim + ": " + why);
+        env.claims().fail(claim, why);
     }
 
     @Override

@@ -18,6 +18,8 @@ public final class StepKind {
     public static final String EPISODE_FAILED = "episode_failed";
     public static final String INTERRUPTED = "interrupted";
     public static final String RESUMED = "resumed";
+    /** An operator restarted a failed or canceled episode; the next run resumes from its latest checkpoint. */
+    public static final String RESTARTED = "restarted";
 
     private StepKind() {
     }

@@ -233,14 +233,17 @@ class ActorRuntimeTest {
     }
 
     @Test
-    void a_second_recover_of_a_queued_episode_is_ignored() {
+    void a_second_recover_of_a_queued_episode_keeps_the_first_lease_and_releases_the_second() {
         ActorRuntime rt = worker(Overflow.QUEUE, 1);
         String a = fire(rt, "k-a").episodeId();
+        HeldClaim second = new HeldClaim("episode:recovered-1", 5, false);
 
         rt.recover("recovered-1", new HeldClaim("episode:recovered-1", 4, false));
-        rt.recover("recovered-1", new HeldClaim("episode:recovered-1", 5, false));
+        rt.recover("recovered-1", second);
 
         assertThat(rt.queuedCount()).isEqualTo(1);
+        assertThat(launcher.released).as("a lease nobody will run with is given up, not renewed for ever")
+                .containsExactly(second);
         rt.exited(a);
         assertThat(launcher.started.get(1).handedClaim().fence()).isEqualTo(4);
         rt.exited("recovered-1");
@@ -248,14 +251,59 @@ class ActorRuntimeTest {
     }
 
     @Test
-    void a_second_recover_of_a_running_episode_is_ignored() {
+    void a_second_recover_of_a_running_episode_releases_the_lease_it_brought() {
         ActorRuntime rt = worker(Overflow.QUEUE, 2);
+        HeldClaim second = new HeldClaim("episode:recovered-1", 5, false);
 
         rt.recover("recovered-1", new HeldClaim("episode:recovered-1", 4, false));
-        rt.recover("recovered-1", new HeldClaim("episode:recovered-1", 5, false));
+        rt.recover("recovered-1", second);
 
         assertThat(launcher.startedIds()).containsExactly("recovered-1");
         assertThat(rt.queuedCount()).isZero();
+        assertThat(launcher.released).containsExactly(second);
+    }
+
+    @Test
+    void a_queued_episode_recovered_by_this_nodes_own_sweep_starts_with_the_sweeps_lease() {
+        // A late heartbeat lets the node's own sweep take an episode this node still has queued.
+        // Before: the second arrival was ignored, the queued task found the key busy (held by this
+        // very node), gave up, and the sweep's lease was renewed for ever: the episode never ran.
+        ActorRuntime rt = worker(Overflow.QUEUE, 1);
+        String a = fire(rt, "k-a").episodeId();
+        rt.dispatch("deferred-1", false);
+        HeldClaim sweepLease = new HeldClaim("episode:deferred-1", 7, false);
+
+        rt.recover("deferred-1", sweepLease);
+
+        assertThat(rt.queuedCount()).isEqualTo(1);
+        assertThat(rt.queuedClaims()).containsExactly(sweepLease);
+        assertThat(launcher.released).isEmpty();
+        assertThat(launcher.marked).as("queued again on this node: the sweep had cleared run_node")
+                .containsExactly("deferred-1", "deferred-1");
+        rt.exited(a);
+        RecordingLauncher.Start start = launcher.started.get(1);
+        assertThat(start.episodeId()).isEqualTo("deferred-1");
+        assertThat(start.handedClaim()).isSameAs(sweepLease);
+        assertThat(start.resume()).as("the sweep's restart resumes from the checkpoint").isTrue();
+    }
+
+    @Test
+    void a_handed_lease_is_released_when_the_queued_episode_cannot_start() {
+        RecordingLauncher refusing = new RecordingLauncher() {
+            @Override
+            public void start(String episodeId, io.cyclium.episode.RunSnapshot given, boolean resume, HeldClaim handedClaim,
+                    ActorRuntime owner) {
+                throw new java.util.concurrent.RejectedExecutionException("executor shut down");
+            }
+        };
+        ActorRuntime rt = new ActorRuntime(actor("worker", Overflow.QUEUE, expectation("work")), 1, refusing, timers, clock,
+                Telemetry.NOOP, "node-1", "stack-a", null, 0);
+        HeldClaim lease = new HeldClaim("episode:recovered-1", 4, false);
+
+        rt.recover("recovered-1", lease);
+
+        assertThat(refusing.released).containsExactly(lease);
+        assertThat(rt.activeCount()).isZero();
     }
 
     // ---- stopping --------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import java.util.NoSuchElementException;
  * Stands for the database and the executor behind {@link ActorRuntime}: records what was inserted,
  * started and cancelled, and runs nothing. The real launcher is covered by the integration tests.
  */
-final class RecordingLauncher implements ActorRuntime.Launcher {
+class RecordingLauncher implements ActorRuntime.Launcher {
 
     record Start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim) {
     }
@@ -19,6 +19,8 @@ final class RecordingLauncher implements ActorRuntime.Launcher {
     final List<NewEpisode> inserted = new ArrayList<>();
     final List<Start> started = new ArrayList<>();
     final List<String> cancelled = new ArrayList<>();
+    final List<HeldClaim> released = new ArrayList<>();
+    final List<String> marked = new ArrayList<>();
     private boolean keyTaken;
     private RuntimeException insertFailure;
 
@@ -53,6 +55,16 @@ final class RecordingLauncher implements ActorRuntime.Launcher {
     @Override
     public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, ActorRuntime owner) {
         started.add(new Start(episodeId, given, resume, handedClaim));
+    }
+
+    @Override
+    public void releaseClaim(HeldClaim claim, String why) {
+        released.add(claim);
+    }
+
+    @Override
+    public void markQueued(String episodeId) {
+        marked.add(episodeId);
     }
 
     @Override

@@ -101,6 +101,12 @@ public class EpisodeResource {
     }
 
     @POST
+    @Path("{id}/restart")
+    public EpisodeView restart(@PathParam("id") String id, @jakarta.ws.rs.core.Context jakarta.ws.rs.core.SecurityContext caller) {
+        return episodes.restart(id, caller.getUserPrincipal() == null ? null : caller.getUserPrincipal().getName());
+    }
+
+    @POST
     @Path("{id}/approve")
     @Consumes(MediaType.WILDCARD)
     public EpisodeView approve(@PathParam("id") String id, String body) {

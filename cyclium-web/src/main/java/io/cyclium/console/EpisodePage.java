@@ -78,6 +78,17 @@ public class EpisodePage implements Serializable {
                 .contains(detail.episode().status());
     }
 
+    public boolean isRestartable() {
+        EpisodeDetail detail = getDetail();
+        return detail != null && java.util.Set.of("failed", "canceled").contains(detail.episode().status());
+    }
+
+    public void restart() {
+        if (user.mayAct("restart episode")) {
+            act(() -> episodes.restart(id, user.getName()), "Restarted; it resumes from its latest checkpoint.");
+        }
+    }
+
     public void cancel() {
         if (user.mayAct("cancel episode")) {
             act(() -> episodes.cancel(id), "Cancel requested.");

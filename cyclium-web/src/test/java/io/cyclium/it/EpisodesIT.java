@@ -340,6 +340,9 @@ class EpisodesIT {
         HttpResponse<String> manual = call(base, "POST", "api/episodes", "{\"actor\": \"it_actor\", \"expectation\": \"nope\"}");
         assertThat(manual.statusCode()).isEqualTo(400);
         assertThat(manual.body()).contains("\"field\":\"expectation\"");
+        HttpResponse<String> restart = call(base, "POST", "api/episodes/" + UUID.randomUUID() + "/restart", null);
+        assertThat(restart.statusCode()).isEqualTo(404);
+        assertThat(restart.body()).contains("\"error\":\"no episode");
         HttpResponse<String> approve = call(base, "POST", "api/episodes/" + UUID.randomUUID() + "/approve", "{}");
         assertThat(approve.statusCode()).isEqualTo(400);
         assertThat(approve.body()).contains("\"field\":\"planHash\"");
@@ -378,6 +381,53 @@ class EpisodesIT {
         EpisodeView e = awaitStatus(id, "failed");
         assertThat(e.errorClass()).isEqualTo("orphaned");
         assertThat(kinds(episodes.detail(id))).containsExactly("episode_failed");
+    }
+
+    @Test
+    void an_operator_restarts_a_failed_episode_and_it_resumes_to_done_in_the_same_row() {
+        String id = orphan("echo", 1, 3, null, 600, null);
+        sweep.sweep(SweepScope.of(null, null));
+        assertThat(awaitStatus(id, "failed").errorClass()).isEqualTo("orphaned");
+
+        episodes.restart(id, "it-operator");
+
+        EpisodeView done = awaitStatus(id, "done");
+        assertThat(done.errorClass()).isNull();
+        EpisodeDetail detail = episodes.detail(id);
+        assertThat(kinds(detail)).containsExactly("episode_failed", "restarted", "resumed", "observation", "episode_completed");
+        assertThat(detail.steps().get(1).detail()).contains("it-operator").contains("\"previousError\":\"orphaned\"");
+        assertThatThrownBy(() -> episodes.restart(id, "it-operator")).isInstanceOf(Problem.class)
+                .hasMessageContaining("only a failed or canceled episode can be restarted");
+    }
+
+    @Test
+    void an_episode_queued_here_and_taken_by_this_nodes_own_sweep_still_runs_to_done() {
+        // A late heartbeat makes an episode waiting in this node's queue look stale; this node's own
+        // sweep claims it. The queued entry must take the sweep's lease over: before, its task found
+        // the key busy (held by this very node), gave up, and the lease was renewed for ever.
+        ItStrategies.RELEASE_HOLDS.set(false);
+        FireResult hold = episodes.startManual("it_one_slot", "hold", Json.createObjectBuilder().build(), null);
+        FireResult queued = episodes.startManual("it_one_slot", "echo", Json.createObjectBuilder().build(), null);
+        assertThat(queued.kind()).isEqualTo(FireResult.Kind.QUEUED);
+        try {
+            // the heartbeat's touchQueued may refresh the row between our update and the sweep: try again
+            int before = episodes.detail(queued.episodeId()).episode().attempts();
+            for (int i = 0; i < 5 && episodes.detail(queued.episodeId()).episode().attempts() == before; i++) {
+                // what a missed touchQueued looks like: the row quiet for ten minutes
+                tx.run(em -> new io.cyclium.store.NativeSql().sql("UPDATE cyclium_episodes SET started_at = "
+                        + schema.vendor().utcNowPlusSeconds("-600") + ", updated_at = " + schema.vendor().utcNowPlusSeconds("-600")
+                        + " WHERE id = ").value(queued.episodeId()).executeUpdate(em));
+                sweep.sweep(SweepScope.of(null, null));
+            }
+            assertThat(episodes.detail(queued.episodeId()).episode().attempts())
+                    .as("this node's sweep took its own queued episode").isEqualTo(before + 1);
+            assertThat(episodes.detail(hold.episodeId()).episode().status()).as("the slot is still taken").isEqualTo("running");
+        } finally {
+            ItStrategies.RELEASE_HOLDS.set(true);
+        }
+        awaitStatus(hold.episodeId(), "done");
+        awaitStatus(queued.episodeId(), "done");
+        assertThat(kinds(episodes.detail(queued.episodeId()))).containsExactly("resumed", "observation", "episode_completed");
     }
 
     @Test

@@ -164,4 +164,24 @@ public final class ItStrategies {
             });
         }
     }
+
+    /** Lets go of every "hold" episode; they finish at their next step. */
+    public static final java.util.concurrent.atomic.AtomicBoolean RELEASE_HOLDS = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Observes until {@link #RELEASE_HOLDS} is set (or 30 s pass), then converges: a slot kept busy on purpose. */
+    @ApplicationScoped
+    public static class Hold extends Base {
+        @Override
+        public Step decide(Counter s, StepContext ctx) {
+            return RELEASE_HOLDS.get() || s.step > 40 ? Step.converge() : Step.observe("holding", c -> {
+                Thread.sleep(500);
+                return Json.createValue(s.step);
+            });
+        }
+
+        @Override
+        public Convergence converge(Counter s, StepContext ctx) {
+            return Convergence.of("held for " + s.step + " steps");
+        }
+    }
 }

@@ -1,0 +1,83 @@
+package io.cyclium.claims;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.telemetry.Telemetry;
+import io.cyclium.testing.MutableClock;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The heartbeat's side of the gate: renewing what tasks hold, and letting go of what nobody does. */
+class LeasedClaimGateTest {
+
+    private static final int LEASE = 30;
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeWorkClaims claims = new FakeWorkClaims(clock);
+    private final LeasedClaimGate gate = new LeasedClaimGate(claims, "node-a", LEASE, Telemetry.NOOP);
+
+    private static Set<HeldClaim> inUse(HeldClaim... claims) {
+        Set<HeldClaim> set = Collections.newSetFromMap(new IdentityHashMap<>());
+        Collections.addAll(set, claims);
+        return set;
+    }
+
+    @Test
+    void a_lease_no_task_uses_is_released_after_the_grace_and_can_then_be_taken_by_another_node() {
+        HeldClaim orphan = gate.acquire("episode:e-1", "recovery").orElseThrow();
+
+        assertThat(gate.releaseUnaccounted(inUse(), 3)).isZero();
+        assertThat(gate.releaseUnaccounted(inUse(), 3)).isZero();
+        assertThat(claims.acquire("episode:e-1", "node-b", LEASE, "episode"))
+                .as("still held during the grace").isInstanceOf(Acquisition.Busy.class);
+
+        assertThat(gate.releaseUnaccounted(inUse(), 3)).isEqualTo(1);
+
+        assertThat(gate.heldCount()).isZero();
+        assertThat(gate.renewAll()).as("the heartbeat no longer renews it").isZero();
+        assertThat(claims.ownsAtFence("episode:e-1", "node-a", orphan.fence())).isFalse();
+        assertThat(claims.acquire("episode:e-1", "node-b", LEASE, "episode")).isInstanceOf(Acquisition.Acquired.class);
+    }
+
+    @Test
+    void a_lease_a_task_uses_is_never_released_however_many_audits_pass() {
+        HeldClaim running = gate.acquire("episode:e-2", "episode").orElseThrow();
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(gate.releaseUnaccounted(inUse(running), 3)).isZero();
+        }
+
+        assertThat(gate.stillOwns(running)).isTrue();
+        assertThat(gate.renewAll()).isEqualTo(1);
+    }
+
+    @Test
+    void the_grace_starts_over_when_a_lease_is_used_again_between_audits() {
+        HeldClaim handedOver = gate.acquire("episode:e-3", "recovery").orElseThrow();
+
+        gate.releaseUnaccounted(inUse(), 3);
+        gate.releaseUnaccounted(inUse(), 3);
+        gate.releaseUnaccounted(inUse(handedOver), 3); // the task took it up
+        gate.releaseUnaccounted(inUse(), 3);
+        gate.releaseUnaccounted(inUse(), 3);
+
+        assertThat(gate.stillOwns(handedOver)).as("two unused audits in a row, not three").isTrue();
+        assertThat(gate.releaseUnaccounted(inUse(), 3)).isEqualTo(1);
+        assertThat(gate.stillOwns(handedOver)).isFalse();
+    }
+
+    @Test
+    void a_lease_settled_by_its_task_between_audits_is_forgotten_by_the_audit() {
+        HeldClaim done = gate.acquire("episode:e-4", "episode").orElseThrow();
+        gate.releaseUnaccounted(inUse(), 2);
+
+        gate.complete(done);
+        HeldClaim again = gate.acquire("episode:e-4", "episode").orElseThrow();
+
+        assertThat(gate.releaseUnaccounted(inUse(), 2)).as("a new lease on the same key starts its own grace").isZero();
+        assertThat(gate.stillOwns(again)).isTrue();
+    }
+}
