@@ -73,19 +73,7 @@ public class EpisodeResource {
     @GET
     public List<EpisodeView> list(@QueryParam("actor") String actor, @QueryParam("expectation") String expectation,
             @QueryParam("status") String status, @QueryParam("limit") String limit) {
-        return episodes.list(actor, expectation, status, parseLimit(limit));
-    }
-
-    static int parseLimit(String limit) {
-        if (limit == null || limit.isBlank()) {
-            return 50;
-        }
-        try {
-            return Integer.parseInt(limit.trim());
-        } catch (NumberFormatException e) {
-            throw Problem.invalid("limit", "limit \"" + (limit.length() > 20 ? limit.substring(0, 20) + "…" : limit)
-                    + "\" is not a whole number");
-        }
+        return episodes.list(actor, expectation, status, PageLimit.parse(limit));
     }
 
     @GET

@@ -35,11 +35,7 @@ public class FindingResource {
             throw Problem.invalid("status", "status \"" + (wanted.length() > 40 ? wanted.substring(0, 40) + "…" : wanted)
                     + "\" is not one of " + new java.util.TreeSet<>(FindingRepository.STATUSES));
         }
-        int n = EpisodeResource.parseLimit(limit);
-        if (n < 1) {
-            throw Problem.invalid("limit", "limit must be at least 1, was " + n);
-        }
-        return findings.list(wanted, blankToNull(findingClass), scoped, anyEnv, n);
+        return findings.list(wanted, blankToNull(findingClass), scoped, anyEnv, PageLimit.parse(limit));
     }
 
     private static String blankToNull(String s) {

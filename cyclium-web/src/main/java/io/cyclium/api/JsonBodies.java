@@ -4,9 +4,9 @@ import io.cyclium.problem.Problem;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
 import java.util.regex.Pattern;
 
@@ -31,9 +31,14 @@ final class JsonBodies {
                     + MAX_BODY_CHARS + " are accepted");
         }
         JsonValue value;
-        try (JsonReader r = Json.createReader(new StringReader(body))) {
-            value = r.readValue();
-        } catch (JsonException | IllegalStateException e) {
+        try (JsonParser p = Json.createParser(new StringReader(body))) {
+            p.next();
+            value = p.getValue();
+            // a reader stops after the first value: "{} trailing" must not pass as "{}"
+            if (hasMore(p)) {
+                throw Problem.invalid(null, "the request body is not valid JSON: there is more after the JSON value");
+            }
+        } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
             throw Problem.invalid(null, "the request body is not valid JSON: " + firstLine(e.getMessage()));
         }
         if (!(value instanceof JsonObject o)) {
@@ -77,6 +82,14 @@ final class JsonBodies {
             throw Problem.invalid(field, "\"" + field + "\" must be a JSON object, not " + v.getValueType().name().toLowerCase());
         }
         return obj;
+    }
+
+    private static boolean hasMore(JsonParser p) {
+        try {
+            return p.hasNext();
+        } catch (JsonException e) {
+            return true; // the parser found a token where it expected the end
+        }
     }
 
     private static String firstLine(String message) {

@@ -35,10 +35,7 @@ public class TriggerRequestResource {
             throw Problem.invalid("status", "status \"" + (s.length() > 40 ? s.substring(0, 40) + "…" : s) + "\" is not one of "
                     + new java.util.TreeSet<>(STATUSES));
         }
-        int n = Math.min(EpisodeResource.parseLimit(limit), 500);
-        if (n < 1) {
-            throw Problem.invalid("limit", "limit must be at least 1, was " + n);
-        }
+        int n = PageLimit.parse(limit);
         TriggerRequestStore store = new TriggerRequestStore(schema.vendor());
         return tx.inNewTransaction(em -> store.recent(em, s, n));
     }

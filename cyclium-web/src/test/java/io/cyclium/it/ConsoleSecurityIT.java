@@ -20,10 +20,13 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Probes from outside: who gets in where, with which role, and what a refusal looks like. */
+/**
+ * Probes from outside: who gets in where, with which role, and what a refusal looks like. Also
+ * runs {@link ApiProbes} (hostile input on every operation) against the same deployment.
+ */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
-class ConsoleSecurityIT {
+class ConsoleSecurityIT implements ApiProbes {
 
     private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");
 

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Episodes end to end inside a real Payara Micro: triggers, dedupe, journal, checkpoints, findings, outputs. */
 @ExtendWith(ArquillianExtension.class)
-class EpisodesIT {
+class EpisodesIT implements CommandLineClientTests {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 

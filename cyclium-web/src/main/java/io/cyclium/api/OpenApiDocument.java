@@ -1,0 +1,89 @@
+package io.cyclium.api;
+
+import io.cyclium.actor.ActorView;
+import io.cyclium.episode.CheckpointView;
+import io.cyclium.episode.EpisodeDetail;
+import io.cyclium.episode.EpisodeView;
+import io.cyclium.episode.StepView;
+import io.cyclium.finding.FindingView;
+import io.cyclium.node.NodeModes;
+import io.cyclium.node.NodeView;
+import io.cyclium.output.OutputOutcome;
+import io.cyclium.output.OutputView;
+import io.cyclium.recovery.SweepReport;
+import io.cyclium.trigger.TriggerRequestStore;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The OpenAPI 3.0 document of this API: paths, parameters, request bodies and errors are kept by
+ * hand in {@code openapi.json} beside this class (bodies are parsed by {@link JsonBodies}, so no
+ * type describes them); the response schemas are generated from the records the resources return.
+ * {@code OpenApiDocumentTest} fails when a resource method is missing from it.
+ */
+public final class OpenApiDocument {
+
+    static final String TEMPLATE = "openapi.json";
+
+    /** Every record a response carries, under its schema name. */
+    static final Map<Class<?>, String> RECORDS = records();
+
+    private OpenApiDocument() {
+    }
+
+    private static Map<Class<?>, String> records() {
+        Map<Class<?>, String> r = new LinkedHashMap<>();
+        r.put(ApiError.class, "ApiError");
+        r.put(EpisodeView.class, "Episode");
+        r.put(EpisodeDetail.class, "EpisodeDetail");
+        r.put(StepView.class, "Step");
+        r.put(CheckpointView.class, "Checkpoint");
+        r.put(OutputView.class, "Output");
+        r.put(OutputOutcome.class, "OutputOutcome");
+        r.put(FindingView.class, "Finding");
+        r.put(EpisodeResource.Started.class, "Started");
+        r.put(EventResource.Accepted.class, "EventAccepted");
+        r.put(EventResource.Matched.class, "EventMatch");
+        r.put(NodeView.class, "Node");
+        r.put(NodeResource.ThisNode.class, "ThisNode");
+        r.put(ActorView.class, "Actor");
+        r.put(ActorView.ExpectationInfo.class, "ExpectationInfo");
+        r.put(NodeModes.Status.class, "ModeStatus");
+        r.put(SweepReport.class, "SweepReport");
+        r.put(TriggerRequestStore.Request.class, "TriggerRequest");
+        return Map.copyOf(r);
+    }
+
+    /** The document with its server URL set to {@code apiBasePath} (e.g. {@code /cyclium/api}). */
+    public static JsonObject build(String apiBasePath) {
+        JsonObject template = template();
+        RecordSchemas generator = new RecordSchemas(RECORDS);
+        JsonObjectBuilder schemas = Json.createObjectBuilder(template.getJsonObject("components").getJsonObject("schemas"));
+        RECORDS.forEach((type, name) -> schemas.add(name, generator.schemaOf(type)));
+        JsonObjectBuilder components = Json.createObjectBuilder(template.getJsonObject("components")).add("schemas", schemas);
+        return Json.createObjectBuilder(template)
+                .add("servers", Json.createArrayBuilder().add(Json.createObjectBuilder().add("url", apiBasePath)))
+                .add("components", components)
+                .build();
+    }
+
+    static JsonObject template() {
+        try (InputStream in = OpenApiDocument.class.getResourceAsStream(TEMPLATE)) {
+            if (in == null) {
+                throw new IllegalStateException(TEMPLATE + " is missing beside " + OpenApiDocument.class.getName());
+            }
+            try (JsonReader reader = Json.createReader(in)) {
+                return reader.readObject();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.cyclium.it;
+
+import static io.cyclium.it.ApiCalls.admin;
+import static io.cyclium.it.ApiCalls.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.json.JsonObject;
+import java.io.File;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * server-config/bin/cyclium run as a real process against the Arquillian node; every effect is
+ * checked through the API. An interface so that {@link EpisodesIT} (whose deployment has the test
+ * actors) runs these without booting another server.
+ */
+interface CommandLineClientTests {
+
+    /** What one run of the script left behind. */
+    record Run(int exit, String out, String err) {
+    }
+
+    private static Run cyclium(URL base, Map<String, String> env, String... args) throws Exception {
+        File script = new File(System.getProperty("cyclium.config.dir", "../server-config"), "bin/cyclium");
+        assertThat(script.canExecute()).as("the client script " + script + " is executable").isTrue();
+        List<String> command = new ArrayList<>(List.of(script.getAbsolutePath()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("CYCLIUM_URL", base.toString().replaceAll("/$", ""));
+        pb.environment().put("CYCLIUM_USER", "admin");
+        pb.environment().put("CYCLIUM_PASSWORD", ConsoleUsers.adminPassword());
+        pb.environment().putAll(env);
+        File err = File.createTempFile("cyclium-cli", ".err");
+        try {
+            Process p = pb.redirectError(err).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the client finished").isTrue();
+            return new Run(p.exitValue(), out, java.nio.file.Files.readString(err.toPath()));
+        } finally {
+            err.delete();
+        }
+    }
+
+    private static Run cyclium(URL base, String... args) throws Exception {
+        return cyclium(base, Map.of(), args);
+    }
+
+    private static Run succeeded(Run run) {
+        assertThat(run.exit()).as("exit status; stderr: " + run.err()).isZero();
+        return run;
+    }
+
+    private static JsonObject mode(URL base) throws Exception {
+        return json(admin(base, "GET", "api/mode", null)).asJsonObject();
+    }
+
+    @Test
+    @RunAsClient
+    default void the_client_posts_an_event_whose_episode_then_exists(@ArquillianResource URL base) throws Exception {
+        String id = "cli-" + UUID.randomUUID();
+        Run run = succeeded(cyclium(base, "event", "it.echo", "--id", id, "--payload", "{\"from\": \"the \\\"cli\\\"\"}"));
+        String key = json(run.out()).asJsonObject().getJsonArray("matched").getJsonObject(0).getString("dedupeKey");
+        Await.until(Duration.ofSeconds(20), "the event's episode", () -> {
+            try {
+                return json(admin(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null)).asJsonArray()
+                        .stream().map(v -> v.asJsonObject()).filter(e -> key.equals(e.getString("dedupeKey", ""))).findFirst()
+                        .orElse(null);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    @Test
+    @RunAsClient
+    default void the_client_starts_an_episode_by_hand_lists_it_and_shows_it(@ArquillianResource URL base) throws Exception {
+        String key = "cli-" + UUID.randomUUID();
+        Run started = succeeded(cyclium(base, "start", "it_actor", "echo", "--key", key, "--payload", "{\"note\": \"a'b %_\"}"));
+        String episodeId = json(started.out()).asJsonObject().getString("episodeId");
+
+        JsonObject detail = json(admin(base, "GET", "api/episodes/" + episodeId, null)).asJsonObject();
+        assertThat(detail.getJsonObject("episode").getString("triggerType")).isEqualTo("manual");
+        assertThat(detail.getString("triggerRef")).contains("a'b %_");
+
+        Run listed = succeeded(cyclium(base, "episodes", "--actor", "it_actor", "--expectation", "echo", "--limit", "500"));
+        assertThat(listed.out()).contains(episodeId);
+        assertThat(succeeded(cyclium(base, "episodes", "--actor", "' OR '1'='1")).out().trim()).isEqualTo("[]");
+        Run shown = succeeded(cyclium(base, "episode", episodeId));
+        assertThat(json(shown.out()).asJsonObject().getJsonObject("episode").getString("id")).isEqualTo(episodeId);
+    }
+
+    @Test
+    @RunAsClient
+    default void the_client_switches_the_node_and_an_actor_and_clears_the_override(@ArquillianResource URL base) throws Exception {
+        try {
+            succeeded(cyclium(base, "mode", "set", "trigger_only"));
+            assertThat(mode(base).getString("nodeMode")).isEqualTo("trigger_only");
+            succeeded(cyclium(base, "mode", "set", "full"));
+            assertThat(mode(base).getString("nodeMode")).isEqualTo("full");
+
+            succeeded(cyclium(base, "actor-mode", "it_actor", "disabled"));
+            assertThat(mode(base).getJsonObject("overrides").getString("it_actor", null)).isEqualTo("disabled");
+            Run cleared = succeeded(cyclium(base, "actor-mode", "it_actor", "--clear"));
+            assertThat(cleared.out()).contains("\"nodeMode\":\"full\"");
+            assertThat(mode(base).getJsonObject("overrides").containsKey("it_actor")).isFalse();
+            assertThat(succeeded(cyclium(base, "mode")).out()).contains("\"nodeMode\":\"full\"");
+        } finally {
+            admin(base, "PUT", "api/mode", "{\"mode\": \"full\"}");
+            admin(base, "DELETE", "api/mode/actors/it_actor", null);
+        }
+    }
+
+    @Test
+    @RunAsClient
+    default void the_client_runs_a_recovery_sweep_for_one_env(@ArquillianResource URL base) throws Exception {
+        String env = "cli-" + UUID.randomUUID().toString().substring(0, 8);
+        String orphan = ProbeRows.episode("it_actor", "echo", "running", env, 600);
+        Run swept = succeeded(cyclium(base, "sweep", "--env", env));
+        JsonObject report = json(swept.out()).asJsonObject();
+        assertThat(report.getString("env")).isEqualTo(env);
+        assertThat(report.getInt("found")).isEqualTo(1);
+        JsonObject episode = json(admin(base, "GET", "api/episodes/" + orphan, null)).asJsonObject().getJsonObject("episode");
+        assertThat(episode.getString("status")).isEqualTo("failed");
+        assertThat(episode.getString("errorClass")).isEqualTo("orphaned");
+    }
+
+    @Test
+    @RunAsClient
+    default void bad_arguments_print_the_usage_and_exit_2_without_calling_the_server(@ArquillianResource URL base)
+            throws Exception {
+        String[][] bad = {{}, {"nonsense"}, {"start", "it_actor"}, {"episodes", "--colour", "red"}, {"mode", "set"},
+            {"actor-mode", "it_actor"}, {"episode"}, {"event", "--id", "x"}, {"--url"}};
+        for (String[] args : bad) {
+            Run run = cyclium(base, Map.of("CYCLIUM_URL", "http://127.0.0.1:9/never-called"), args);
+            assertThat(run.exit()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(run.err()).as(String.join(" ", args)).contains("usage: cyclium").doesNotContain("could not reach");
+            assertThat(run.out()).isEmpty();
+        }
+    }
+
+    @Test
+    @RunAsClient
+    default void refusals_exit_1_with_the_servers_message(@ArquillianResource URL base) throws Exception {
+        Run wrong = cyclium(base, Map.of("CYCLIUM_PASSWORD", "not-the-password"), "mode");
+        assertThat(wrong.exit()).isEqualTo(1);
+        assertThat(wrong.err()).contains("HTTP 401").contains("password");
+        Run flagWins = cyclium(base, "--password", "not-the-password", "episodes");
+        assertThat(flagWins.exit()).as("a --password flag overrides CYCLIUM_PASSWORD").isEqualTo(1);
+
+        Run unknown = cyclium(base, "episode", UUID.randomUUID().toString());
+        assertThat(unknown.exit()).isEqualTo(1);
+        assertThat(unknown.err()).contains("HTTP 404").contains("no episode");
+        Run badMode = cyclium(base, "mode", "set", "turbo");
+        assertThat(badMode.exit()).isEqualTo(1);
+        assertThat(badMode.err()).contains("HTTP 400").contains("is not one of");
+        assertThat(mode(base).getString("nodeMode")).isEqualTo("full");
+        Run badPayload = cyclium(base, "event", "it.echo", "--payload", "{not json");
+        assertThat(badPayload.exit()).isEqualTo(1);
+        assertThat(badPayload.err()).contains("HTTP 400").contains("not valid JSON");
+        Run unreachable = cyclium(base, Map.of("CYCLIUM_URL", "http://127.0.0.1:9/cyclium"), "mode");
+        assertThat(unreachable.exit()).isEqualTo(3);
+        assertThat(unreachable.err()).contains("could not reach");
+    }
+}
