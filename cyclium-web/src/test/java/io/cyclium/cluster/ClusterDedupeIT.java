@@ -51,8 +51,23 @@ class ClusterDedupeIT {
             cluster = ClusterHarness.on(vendor())
                     .env("CYCLIUM_DEMO_ENABLED", "true")
                     .node("node-a")
-                    .node("node-b")
+                    // no console password configured: the node generates one and prints it, and
+                    // the harness logs in with what was printed (every call to node-b proves it)
+                    .node("node-b", Map.of("CYCLIUM_ADMIN_PASSWORD", ""))
                     .start();
+        }
+
+        @Test
+        void a_node_without_a_configured_password_prints_a_generated_one_that_logs_in_and_nothing_else_does() {
+            ClusterNode b = cluster.node("node-b");
+            String printed = b.generatedPassword().orElseThrow(() -> new AssertionError("node-b printed no generated password"));
+            assertThat(printed).hasSizeGreaterThanOrEqualTo(20);
+            assertThat(b.getAs("/nodes/self", "admin", printed).status()).isEqualTo(200);
+            assertThat(b.getAs("/nodes/self", "admin", "").status()).isEqualTo(401);
+            assertThat(b.getAs("/nodes/self", "admin", printed + "x").status()).isEqualTo(401);
+            assertThat(cluster.node("node-a").generatedPassword()).as("node-a was given one: nothing generated").isEmpty();
+            assertThat(b.getAs("/nodes/self", "admin", cluster.node("node-a").adminPassword().orElseThrow()).status())
+                    .as("another node's password").isEqualTo(401);
         }
 
         @AfterAll

@@ -115,9 +115,44 @@ public final class ClusterNode {
 
     /** A request to {@code /cyclium/api<path>} as the console's admin (HTTP Basic, the node's own password). */
     private HttpRequest.Builder request(String path) {
-        String credentials = "admin:" + environment.get("CYCLIUM_ADMIN_PASSWORD");
+        return requestAs(path, "admin", adminPassword().orElse(""));
+    }
+
+    /** A request to {@code /cyclium/api<path>} with the given HTTP Basic credentials. */
+    HttpRequest.Builder requestAs(String path, String user, String password) {
+        String credentials = user + ":" + password;
         return HttpRequest.newBuilder(resolve(path)).header("Authorization",
                 "Basic " + java.util.Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** {@code GET /cyclium/api<path>} as {@code user}. */
+    public HttpReply getAs(String path, String user, String password) {
+        return send(requestAs(path, user, password).timeout(REQUEST_TIMEOUT).GET().build());
+    }
+
+    private static final java.util.regex.Pattern GENERATED =
+            java.util.regex.Pattern.compile("log in as user admin with the generated password (\\S+)");
+
+    /**
+     * The admin password: the configured one, or — for a node started with it blank — the one the
+     * node generated and printed in this start's log (empty until it has).
+     */
+    public java.util.Optional<String> adminPassword() {
+        String configured = environment.get("CYCLIUM_ADMIN_PASSWORD");
+        return configured != null && !configured.isBlank() ? java.util.Optional.of(configured) : generatedPassword();
+    }
+
+    /** The password this start of the node generated and printed, if it did. */
+    public java.util.Optional<String> generatedPassword() {
+        try {
+            byte[] all = Files.readAllBytes(log);
+            String sinceStart = new String(all, (int) Math.min(startOffset, all.length), (int) Math.max(0, all.length - startOffset),
+                    StandardCharsets.UTF_8);
+            java.util.regex.Matcher m = GENERATED.matcher(sinceStart);
+            return m.find() ? java.util.Optional.of(m.group(1)) : java.util.Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private URI resolve(String path) {
