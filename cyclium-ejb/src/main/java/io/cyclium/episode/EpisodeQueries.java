@@ -6,6 +6,8 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
+import jakarta.inject.Inject;
+import io.cyclium.schema.SchemaMigrator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,9 @@ public class EpisodeQueries {
 
     @PersistenceContext(unitName = "cyclium")
     EntityManager em;
+
+    @Inject
+    SchemaMigrator schema;
 
     /** Newest first; the limit is capped at {@link #MAX_PAGE}. */
     public List<EpisodeView> recent(int limit) {
@@ -42,7 +47,7 @@ public class EpisodeQueries {
         }
     }
 
-    /** One page, newest first; {@code size} is capped at {@link #MAX_PAGE}. */
+    /** One page by offset, newest first (the console's table until it pages by cursor). */
     public List<EpisodeView> page(Filter filter, int first, int size) {
         TypedQuery<EpisodeEntity> q = em.createQuery("SELECT e FROM EpisodeEntity e" + where(filter)
                 + " ORDER BY e.startedAt DESC, e.id DESC", EpisodeEntity.class);
@@ -55,6 +60,16 @@ public class EpisodeQueries {
         TypedQuery<Long> q = em.createQuery("SELECT COUNT(e) FROM EpisodeEntity e" + where(filter), Long.class);
         bind(q, filter);
         return q.getSingleResult();
+    }
+
+    /** One keyset page of the newest-first list (see {@link EpisodeListing}); {@code size} is capped there. */
+    public EpisodePage page(EpisodeFilter filter, String cursor, int size) {
+        return new EpisodeListing(schema.vendor()).page(em, filter, EpisodeCursor.decode(cursor), size);
+    }
+
+    /** Episodes started and failed per minute over the last {@code minutes} (see {@link EpisodeThroughput}). */
+    public EpisodeThroughput.Window throughput(int minutes) {
+        return new EpisodeThroughput(schema.vendor()).lastMinutes(em, minutes);
     }
 
     /** Every status with its episode count, in {@link EpisodeStatus} order; absent statuses count 0. */
