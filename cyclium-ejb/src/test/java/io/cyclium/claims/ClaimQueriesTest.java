@@ -52,7 +52,7 @@ class ClaimQueriesTest {
     }
 
     @ParameterizedTest(name = "on {0}")
-    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    @EnumSource(Vendor.class)
     void claims_page_in_key_order_and_filter_by_owner_work_type_state_and_literal_key_prefix(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         JpaWorkClaims claims = new JpaWorkClaims(db, db.vendor(), Telemetry.NOOP);
@@ -87,7 +87,7 @@ class ClaimQueriesTest {
     }
 
     @ParameterizedTest(name = "on {0}")
-    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    @EnumSource(Vendor.class)
     void held_claims_are_counted_per_owner_live_and_lapsed_on_the_database_clock(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         JpaWorkClaims claims = new JpaWorkClaims(db, db.vendor(), Telemetry.NOOP);
