@@ -33,15 +33,17 @@ public class ClaimGateProducer {
     @Inject
     Telemetry telemetry;
 
+    private volatile ClaimOutcomeTally tally;
     private volatile JpaWorkClaims workClaims;
     private volatile LeasedClaimGate leased;
     private final ClaimGate passthrough = new PassthroughClaimGate();
 
     private synchronized void init() {
         if (workClaims == null) {
-            workClaims = new JpaWorkClaims(tx, schema.vendor(), telemetry);
+            tally = new ClaimOutcomeTally(telemetry, java.time.Instant.now());
+            workClaims = new JpaWorkClaims(tx, schema.vendor(), tally);
             if (config.workClaimsEnabled()) {
-                leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), telemetry);
+                leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), tally);
             }
         }
     }
@@ -56,6 +58,12 @@ public class ClaimGateProducer {
     public Optional<LeasedClaimGate> leased() {
         init();
         return Optional.ofNullable(leased);
+    }
+
+    /** This node's claim outcomes since the claim code was first used here. */
+    public ClaimOutcomeTally outcomes() {
+        init();
+        return tally;
     }
 
     public JpaWorkClaims workClaims() {

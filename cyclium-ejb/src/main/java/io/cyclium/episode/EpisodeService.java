@@ -13,6 +13,7 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.output.OutputEntity;
 import io.cyclium.output.OutputView;
 import io.cyclium.problem.Problem;
+import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,7 +22,6 @@ import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.TypedQuery;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
 @ApplicationScoped
 public class EpisodeService {
 
-    public static final int MAX_LIMIT = 500;
+    public static final int MAX_LIMIT = EpisodeListing.MAX_PAGE;
     private static final Pattern ID = Pattern.compile("[0-9a-fA-F-]{36}");
 
     @Inject
@@ -50,6 +50,9 @@ public class EpisodeService {
 
     @Inject
     Event<EpisodeFinished> finished;
+
+    @Inject
+    SchemaMigrator schema;
 
     private EpisodeStore store() {
         return host.store();
@@ -113,40 +116,23 @@ public class EpisodeService {
         });
     }
 
-    /** Newest first; every filter is optional; the status must be a known one. */
+    /** Newest first, at most {@link EpisodeListing#MAX_PAGE}; every filter is optional; the status must be a known one. */
     public List<EpisodeView> list(String actorId, String expectationId, String status, int limit) {
-        if (status != null && !status.isBlank() && EpisodeStatus.parse(status).isEmpty()) {
-            throw Problem.invalid("status", "status \"" + status + "\" is not one of running, blocked, done,"
-                    + " partially_failed, failed, canceled");
-        }
+        return page(new EpisodeFilter(actorId, expectationId, status, null, null, null, null), null, limit).episodes();
+    }
+
+    /**
+     * One page of the newest-first list after {@code cursor} (a {@link EpisodePage#nextCursor()};
+     * null or blank: the first page). {@code limit} is capped at {@link EpisodeListing#MAX_PAGE};
+     * below 1 it is a 400 naming {@code limit}.
+     */
+    public EpisodePage page(EpisodeFilter filter, String cursor, int limit) {
         if (limit < 1) {
             throw Problem.invalid("limit", "limit must be at least 1, was " + limit);
         }
-        int capped = Math.min(limit, MAX_LIMIT);
-        return tx.inNewTransaction(em -> {
-            StringBuilder jpql = new StringBuilder("SELECT e FROM EpisodeEntity e WHERE 1 = 1");
-            if (actorId != null && !actorId.isBlank()) {
-                jpql.append(" AND e.actorId = :actor");
-            }
-            if (expectationId != null && !expectationId.isBlank()) {
-                jpql.append(" AND e.expectationId = :exp");
-            }
-            if (status != null && !status.isBlank()) {
-                jpql.append(" AND e.status = :status");
-            }
-            jpql.append(" ORDER BY e.startedAt DESC, e.id DESC");
-            TypedQuery<EpisodeEntity> q = em.createQuery(jpql.toString(), EpisodeEntity.class);
-            if (actorId != null && !actorId.isBlank()) {
-                q.setParameter("actor", actorId);
-            }
-            if (expectationId != null && !expectationId.isBlank()) {
-                q.setParameter("exp", expectationId);
-            }
-            if (status != null && !status.isBlank()) {
-                q.setParameter("status", EpisodeStatus.parse(status).get().wire());
-            }
-            return q.setMaxResults(capped).getResultList().stream().map(EpisodeView::of).toList();
-        });
+        EpisodeCursor after = EpisodeCursor.decode(cursor);
+        EpisodeListing listing = new EpisodeListing(schema.vendor());
+        return tx.inNewTransaction(em -> listing.page(em, filter, after, limit));
     }
 
     /**

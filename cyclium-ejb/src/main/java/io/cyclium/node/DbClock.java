@@ -43,7 +43,8 @@ public class DbClock {
         return toLocalDateTime(value);
     }
 
-    static LocalDateTime toLocalDateTime(Object value) {
+    /** A time as JDBC drivers hand it back (Timestamp or LocalDateTime), as a LocalDateTime. */
+    public static LocalDateTime toLocalDateTime(Object value) {
         if (value instanceof Timestamp ts) {
             return ts.toLocalDateTime();
         }

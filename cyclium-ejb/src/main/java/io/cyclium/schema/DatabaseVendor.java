@@ -10,26 +10,40 @@ import java.util.Locale;
 public enum DatabaseVendor {
     H2("h2",
             "CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP(6))",
-            "CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP(6)) + CAST(%s AS INTEGER) * INTERVAL '1' SECOND"),
+            "CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP(6)) + CAST(%s AS INTEGER) * INTERVAL '1' SECOND",
+            "DATE_TRUNC('MINUTE', %s)",
+            "LIMIT %s"),
     // clock_timestamp(), not CURRENT_TIMESTAMP: the latter is frozen at transaction start.
     POSTGRESQL("postgresql",
             "(clock_timestamp() AT TIME ZONE 'UTC')",
-            "(clock_timestamp() AT TIME ZONE 'UTC') + CAST(%s AS INTEGER) * INTERVAL '1' SECOND"),
+            "(clock_timestamp() AT TIME ZONE 'UTC') + CAST(%s AS INTEGER) * INTERVAL '1' SECOND",
+            "date_trunc('minute', %s)",
+            "LIMIT %s"),
     MARIADB("mariadb",
             "UTC_TIMESTAMP(6)",
-            "UTC_TIMESTAMP(6) + INTERVAL %s SECOND"),
+            "UTC_TIMESTAMP(6) + INTERVAL %s SECOND",
+            // DATE_FORMAT drops the seconds; the CAST makes the result a DATETIME again, not text
+            "CAST(DATE_FORMAT(%s, '%%Y-%%m-%%d %%H:%%i:00') AS DATETIME)",
+            "LIMIT %s"),
     SQLSERVER("sqlserver",
             "SYSUTCDATETIME()",
-            "DATEADD(SECOND, %s, SYSUTCDATETIME())");
+            "DATEADD(SECOND, %s, SYSUTCDATETIME())",
+            "DATEADD(MINUTE, DATEDIFF(MINUTE, 0, %s), 0)",
+            // needs an ORDER BY before it, which every caller has
+            "OFFSET 0 ROWS FETCH NEXT %s ROWS ONLY");
 
     private final String folder;
     private final String utcNow;
     private final String utcNowPlusSeconds;
+    private final String minuteOf;
+    private final String firstRows;
 
-    DatabaseVendor(String folder, String utcNow, String utcNowPlusSeconds) {
+    DatabaseVendor(String folder, String utcNow, String utcNowPlusSeconds, String minuteOf, String firstRows) {
         this.folder = folder;
         this.utcNow = utcNow;
         this.utcNowPlusSeconds = utcNowPlusSeconds;
+        this.minuteOf = minuteOf;
+        this.firstRows = firstRows;
     }
 
     /** Folder under sql/ (and classpath db/cyclium/) holding this vendor's migrations. */
@@ -45,6 +59,20 @@ public enum DatabaseVendor {
     /** SQL expression for the database's current UTC time plus a bound number of seconds. */
     public String utcNowPlusSeconds(String parameter) {
         return String.format(utcNowPlusSeconds, parameter);
+    }
+
+    /** SQL expression for a time column cut down to its minute (seconds and fractions zero). */
+    public String minuteOf(String column) {
+        return String.format(minuteOf, column);
+    }
+
+    /**
+     * SQL that ends an ordered SELECT after a bound number of rows ({@code parameter}, e.g.
+     * {@code "?4"}): the statement's text then says how many rows it reads, so a plan printed
+     * for it is the plan of the real query.
+     */
+    public String firstRows(String parameter) {
+        return String.format(firstRows, parameter);
     }
 
     /** Recognises the vendor from JDBC metadata ({@code DatabaseMetaData#getDatabaseProductName}). */

@@ -59,6 +59,8 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** Start of every test database's name; {@code -Dcyclium.test.db-prefix=...} tells parallel runs apart. */
+    private static final String PREFIX = System.getProperty("cyclium.test.db-prefix", "cyclium_t_");
     private static final String PG_HOST = "127.0.0.1:5432";
     private static final String PG_ADMIN_URL = "jdbc:postgresql://" + PG_HOST + "/test?connectTimeout=5";
     private static final String PG_USER = "postgres";
@@ -83,7 +85,7 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Creates a fresh database for {@code vendor} and migrates it to the latest version. */
     public static TestDatabase create(Vendor vendor) {
-        String name = "cyclium_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        String name = PREFIX + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         TestDatabase db;
         switch (vendor) {
             case H2:

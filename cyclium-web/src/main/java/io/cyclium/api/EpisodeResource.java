@@ -4,6 +4,9 @@ import io.cyclium.actor.ActorRuntime;
 import io.cyclium.actor.FireResult;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.episode.EpisodeDetail;
+import io.cyclium.episode.EpisodeFilter;
+import io.cyclium.episode.EpisodeListing;
+import io.cyclium.episode.EpisodePage;
 import io.cyclium.episode.EpisodeService;
 import io.cyclium.episode.EpisodeView;
 import io.cyclium.problem.Problem;
@@ -17,9 +20,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.List;
+import jakarta.ws.rs.core.UriInfo;
 
 /** Episodes: start by hand, list, read with journal, cancel, approve or deny a plan. */
 @Path("episodes")
@@ -70,10 +74,20 @@ public class EpisodeResource {
         return v;
     }
 
+    /**
+     * Newest first, keyset-paged: at most {@link EpisodeListing#MAX_PAGE} a page; the next page is
+     * the same query with {@code cursor} from the {@code Link rel="next"} / {@code X-Next-Cursor}
+     * header. {@code stack=-} / {@code env=-} select episodes without one; {@code from} (inclusive)
+     * and {@code to} (exclusive) are ISO-8601 times on started_at.
+     */
     @GET
-    public List<EpisodeView> list(@QueryParam("actor") String actor, @QueryParam("expectation") String expectation,
-            @QueryParam("status") String status, @QueryParam("limit") String limit) {
-        return episodes.list(actor, expectation, status, PageLimit.parse(limit));
+    public Response list(@QueryParam("actor") String actor, @QueryParam("expectation") String expectation,
+            @QueryParam("status") String status, @QueryParam("stack") String stack, @QueryParam("env") String env,
+            @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("limit") String limit,
+            @QueryParam("cursor") String cursor, @Context UriInfo uri) {
+        EpisodeFilter filter = EpisodeFilter.parse(actor, expectation, status, stack, env, from, to);
+        EpisodePage page = episodes.page(filter, cursor, PageLimit.parse(limit, EpisodeListing.MAX_PAGE));
+        return QueryParams.page(page.episodes(), page.nextCursor(), uri);
     }
 
     @GET

@@ -58,6 +58,11 @@ public final class OpenApiDocument {
         r.put(NodeModes.Status.class, "ModeStatus");
         r.put(SweepReport.class, "SweepReport");
         r.put(TriggerRequestStore.Request.class, "TriggerRequest");
+        r.put(io.cyclium.claims.ClaimQueries.ClaimRow.class, "Claim");
+        r.put(io.cyclium.claims.ClaimQueries.HeldByNode.class, "ClaimsHeldByNode");
+        r.put(io.cyclium.claims.ClaimReader.Stats.class, "ClaimStats");
+        r.put(io.cyclium.episode.EpisodeThroughput.Window.class, "Throughput");
+        r.put(io.cyclium.episode.EpisodeThroughput.Minute.class, "ThroughputMinute");
         return Map.copyOf(r);
     }
 

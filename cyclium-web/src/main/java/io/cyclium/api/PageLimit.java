@@ -18,19 +18,29 @@ final class PageLimit {
     }
 
     static int parse(String limit) {
-        if (limit == null || limit.isBlank()) {
-            return DEFAULT;
+        return parse(limit, MAX);
+    }
+
+    /** The same rules with a smaller largest page (the keyset-paged lists). */
+    static int parse(String limit, int max) {
+        return parse("limit", limit, DEFAULT, max);
+    }
+
+    /** Any whole-number query parameter: absent → {@code fallback}; larger than {@code max} → capped. */
+    static int parse(String field, String value, int fallback, int max) {
+        if (value == null || value.isBlank()) {
+            return fallback;
         }
-        String raw = limit.trim();
+        String raw = value.trim();
         if (!DIGITS.matcher(raw).matches()) {
-            throw Problem.invalid("limit", "limit \"" + (raw.length() > 20 ? raw.substring(0, 20) + "…" : raw)
-                    + "\" is not a whole number from 1 to " + MAX + " (larger numbers are capped at " + MAX + ")");
+            throw Problem.invalid(field, field + " \"" + (raw.length() > 20 ? raw.substring(0, 20) + "…" : raw)
+                    + "\" is not a whole number from 1 to " + max + " (larger numbers are capped at " + max + ")");
         }
         String significant = raw.replaceFirst("^0+", "");
         if (significant.isEmpty()) {
-            throw Problem.invalid("limit", "limit must be at least 1, was 0");
+            throw Problem.invalid(field, field + " must be at least 1, was 0");
         }
-        // more digits than MAX has: capped without parsing (no overflow)
-        return significant.length() > String.valueOf(MAX).length() ? MAX : Math.min(Integer.parseInt(significant), MAX);
+        // more digits than max has: capped without parsing (no overflow)
+        return significant.length() > String.valueOf(max).length() ? max : Math.min(Integer.parseInt(significant), max);
     }
 }

@@ -61,6 +61,10 @@ final class RecordSchemas {
         if (c == boolean.class || c == Boolean.class) {
             return simple("boolean", null, !c.isPrimitive());
         }
+        if (c == java.time.Instant.class) {
+            return Json.createObjectBuilder(simple("string", "date-time", true))
+                    .add("description", "an instant, UTC with Z").build();
+        }
         if (c == LocalDateTime.class) {
             return Json.createObjectBuilder(simple("string", "date-time", true))
                     .add("description", "UTC, without an offset").build();

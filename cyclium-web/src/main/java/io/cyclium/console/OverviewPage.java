@@ -1,6 +1,8 @@
 package io.cyclium.console;
 
+import io.cyclium.claims.ClaimReader;
 import io.cyclium.episode.EpisodeQueries;
+import io.cyclium.episode.EpisodeThroughput;
 import io.cyclium.episode.EpisodeView;
 import io.cyclium.finding.FindingQueries;
 import io.cyclium.finding.FindingView;
@@ -14,12 +16,16 @@ import jakarta.inject.Named;
 import java.util.List;
 import java.util.Map;
 
-/** Backs the dashboard: counts by status and severity, nodes, recent episodes and active findings, as views. */
+/**
+ * Backs the dashboard: counts by status and severity, the last hour's throughput chart, claim
+ * statistics, nodes, recent episodes and active findings, as views.
+ */
 @Named("overview")
 @RequestScoped
 public class OverviewPage {
 
     static final int ROWS = 50;
+    static final int CHART_MINUTES = 60;
 
     @EJB
     EpisodeQueries episodes;
@@ -33,11 +39,14 @@ public class OverviewPage {
     @Inject
     NodeIdentity identity;
 
-
+    @Inject
+    ClaimReader claims;
 
     private List<EpisodeView> recentEpisodes;
     private List<FindingView> activeFindings;
     private List<NodeView> nodeRows;
+    private EpisodeThroughput.Window throughput;
+    private ClaimReader.Stats claimStats;
 
     public String getThisNode() {
         return identity.name();
@@ -71,6 +80,31 @@ public class OverviewPage {
 
     private static List<Count> counts(Map<String, Long> counts) {
         return counts.entrySet().stream().map(e -> new Count(e.getKey(), e.getValue())).toList();
+    }
+
+    /** The last hour, per minute, on the database clock. */
+    public EpisodeThroughput.Window getThroughput() {
+        if (throughput == null) {
+            throughput = episodes.throughput(CHART_MINUTES);
+        }
+        return throughput;
+    }
+
+    /** Chart.js configuration for {@code <p:chart>}. */
+    public String getThroughputChart() {
+        return ThroughputChart.config(getThroughput());
+    }
+
+    public ClaimReader.Stats getClaimStats() {
+        if (claimStats == null) {
+            claimStats = claims.stats();
+        }
+        return claimStats;
+    }
+
+    /** This node's count of one claim outcome since it started (0 when it never happened). */
+    public long claimOutcome(String outcome) {
+        return getClaimStats().outcomes().getOrDefault(outcome, 0L);
     }
 
     public List<NodeView> getNodes() {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.cluster.actors.ClusterActor;
 import io.cyclium.it.Await;
-import java.io.File;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -15,10 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.exporter.ZipExporter;
-import org.jboss.shrinkwrap.api.importer.ZipImporter;
-import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -40,13 +35,7 @@ class ClusterFailoverIT {
 
     /** The product WAR plus the cluster test actor, written once per run. */
     static Path warWithClusterActor() {
-        File product = new File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
-        File out = new File("target/cluster/cyclium-cluster-it.war");
-        out.getParentFile().mkdirs();
-        ShrinkWrap.create(ZipImporter.class, "cyclium.war").importFrom(product).as(WebArchive.class)
-                .addPackage(ClusterActor.class.getPackage())
-                .as(ZipExporter.class).exportTo(out, true);
-        return out.toPath();
+        return ClusterHarness.productWarWith("cyclium-cluster-it.war", ClusterActor.class);
     }
 
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)

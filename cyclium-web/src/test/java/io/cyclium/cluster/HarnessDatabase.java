@@ -90,7 +90,7 @@ public final class HarnessDatabase implements AutoCloseable {
 
     /** Creates an empty database with a random name; the nodes' Flyway fills it at boot. */
     public static HarnessDatabase create(Vendor vendor) {
-        String name = "cyclium_h_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        String name = System.getProperty("cyclium.harness.db-prefix", "cyclium_h_") + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         admin(vendor, vendor.createSql(name));
         return new HarnessDatabase(vendor, name);
     }

@@ -187,6 +187,40 @@ interface ApiProbes {
     }
 
     @Test
+    default void hostile_values_in_the_keyset_list_filters_match_nothing_and_malformed_ones_are_400s_naming_them(
+            @ArquillianResource URL base) throws Exception {
+        String tag = "probe-claim-" + UUID.randomUUID() + ":";
+        List<String> keys = new ArrayList<>();
+        for (String hostile : HOSTILE) {
+            keys.add(tag + hostile);
+            ProbeRows.claim(tag + hostile);
+        }
+        for (String hostile : HOSTILE) {
+            String prefix = tag + hostile;
+            List<String> expected = keys.stream().filter(k -> k.startsWith(prefix)).sorted().toList();
+            assertThat(list(base, "api/claims?keyPrefix=" + enc(prefix)).stream().map(v -> v.asJsonObject().getString("key")).toList())
+                    .as("keyPrefix " + prefix + " matches literally").containsExactlyInAnyOrderElementsOf(expected);
+        }
+        for (String hostile : HOSTILE) {
+            for (String field : List.of("stack", "env")) {
+                assertThat(list(base, "api/episodes?" + field + "=" + enc("probe" + hostile))).as(field + " " + hostile).isEmpty();
+            }
+            for (String field : List.of("owner", "workType")) {
+                assertThat(list(base, "api/claims?" + field + "=" + enc("probe" + hostile))).as(field + " " + hostile).isEmpty();
+            }
+            // % and _ would match every key in a LIKE that did not escape them
+            assertThat(list(base, "api/claims?keyPrefix=" + enc(hostile))).as("keyPrefix " + hostile).isEmpty();
+            assertNamesField(admin(base, "GET", "api/claims?state=" + enc(hostile), null), "state", "claim state " + hostile);
+            for (String field : List.of("from", "to", "cursor")) {
+                assertNamesField(admin(base, "GET", "api/episodes?" + field + "=" + enc(hostile), null), field, field + " " + hostile);
+            }
+            assertNamesField(admin(base, "GET", "api/claims?cursor=" + enc(hostile), null), "cursor", "claim cursor " + hostile);
+            assertNamesField(admin(base, "GET", "api/stats/throughput?minutes=" + enc(hostile), null), "minutes",
+                    "minutes " + hostile);
+        }
+    }
+
+    @Test
     default void page_sizes_are_capped_or_rejected_naming_the_limit(@ArquillianResource URL base) throws Exception {
         for (Operation op : ApiOperations.all()) {
             if (!op.queryParams().contains("limit")) {

@@ -34,6 +34,7 @@ import java.net.http.HttpResponse;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -323,6 +324,59 @@ class EpisodesIT implements CommandLineClientTests {
         HttpResponse<String> all = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null);
         assertThat(Json.createReader(new StringReader(all.body())).readArray().stream()
                 .filter(v -> key.equals(v.asJsonObject().getString("dedupeKey", "")))).hasSize(1);
+    }
+
+    @Test
+    @RunAsClient
+    void the_episode_list_pages_by_following_its_next_link_without_repeats_or_gaps(@ArquillianResource URL base)
+            throws Exception {
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> accepted = call(base, "POST", "api/events",
+                    "{\"type\": \"it.echo\", \"id\": \"page-" + UUID.randomUUID() + "\"}");
+            assertThat(accepted.statusCode()).isEqualTo(202);
+            keys.add(Json.createReader(new StringReader(accepted.body())).readObject().getJsonArray("matched")
+                    .getJsonObject(0).getString("dedupeKey"));
+        }
+        Await.until(WAIT, "the five echo episodes", () -> withKeys(base, keys) ? true : null);
+
+        List<String> ids = new java.util.ArrayList<>();
+        java.util.Set<String> seenKeys = new java.util.HashSet<>();
+        String next = "api/episodes?actor=it_actor&expectation=echo&limit=2";
+        int pages = 0;
+        while (next != null) {
+            HttpResponse<String> page = call(base, "GET", next, null);
+            assertThat(page.statusCode()).isEqualTo(200);
+            JsonArray rows = Json.createReader(new StringReader(page.body())).readArray();
+            assertThat(rows.size()).isBetween(1, 2);
+            rows.forEach(v -> {
+                ids.add(v.asJsonObject().getString("id"));
+                seenKeys.add(v.asJsonObject().getString("dedupeKey", ""));
+            });
+            next = page.headers().firstValue("Link").map(l -> l.replaceAll("^<([^>]*)>;\\s*rel=\"?next\"?$", "$1")).orElse(null);
+            assertThat(next == null).isEqualTo(page.headers().firstValue("X-Next-Cursor").isEmpty());
+            pages++;
+        }
+        assertThat(pages).isGreaterThanOrEqualTo(3);
+        assertThat(ids).doesNotHaveDuplicates();
+        assertThat(seenKeys).containsAll(keys);
+
+        for (String[] bad : new String[][] {{"cursor=junk", "cursor"}, {"from=yesterday", "from"}, {"to=soon", "to"},
+                {"limit=0", "limit"}}) {
+            HttpResponse<String> r = call(base, "GET", "api/episodes?" + bad[0], null);
+            assertThat(r.statusCode()).as(bad[0]).isEqualTo(400);
+            assertThat(r.body()).as(bad[0]).contains("\"field\":\"" + bad[1] + "\"");
+        }
+    }
+
+    private static boolean withKeys(URL base, java.util.Set<String> keys) {
+        try {
+            HttpResponse<String> r = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=200", null);
+            return Json.createReader(new StringReader(r.body())).readArray().stream()
+                    .map(v -> v.asJsonObject().getString("dedupeKey", "")).toList().containsAll(keys);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

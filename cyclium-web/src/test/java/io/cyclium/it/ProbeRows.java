@@ -52,4 +52,14 @@ final class ProbeRows {
         }
         return id;
     }
+
+    /** A settled (done) work claim on {@code key}, as a finished episode leaves behind. */
+    static void claim(String key) throws SQLException {
+        try (Connection c = MicroDeployment.database(); PreparedStatement s = c.prepareStatement(
+                "INSERT INTO cyclium_work_claims (dedupe_key, state, owner_node, lease_until, claimed_at, finished_at, work_type)"
+                        + " VALUES (?, 'done', 'a-node-that-died', LOCALTIMESTAMP, LOCALTIMESTAMP, LOCALTIMESTAMP, 'episode')")) {
+            s.setString(1, key);
+            s.executeUpdate();
+        }
+    }
 }

@@ -6,6 +6,7 @@ import io.cyclium.cluster.ClusterHarness;
 import io.cyclium.cluster.ClusterNode;
 import io.cyclium.cluster.HarnessDatabase;
 import io.cyclium.cluster.HttpReply;
+import io.cyclium.cluster.actors.ClusterActor;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,12 +66,19 @@ class ConsoleBrowserIT {
     @BeforeAll
     void start() throws IOException {
         cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL)
+                .war(ClusterHarness.productWarWith("cyclium-console-it.war", ClusterActor.class))
                 .env("CYCLIUM_DEMO_ENABLED", "true")
                 .env("CYCLIUM_VIEWER_PASSWORD", VIEWER_PASSWORD)
                 .jvmOption("-XX:TieredStopAtLevel=1")
                 .node("console-1")
                 .start();
         node = cluster.node("console-1");
+        // where the cluster test actor's output adapter delivers (as in ClusterFailoverIT)
+        try (java.sql.Connection c = cluster.database().connect(); java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE it_deliveries (dedupe_key VARCHAR(512) NOT NULL, episode_id VARCHAR(36), node VARCHAR(255))");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
         Files.createDirectories(SHOTS);
     }
 
@@ -120,6 +128,111 @@ class ConsoleBrowserIT {
         await(d -> d.findElement(By.id("episode:steps")).getText().contains("observation"));
         assertThat(text("episode:actor")).isEqualTo("resource_monitor");
         shot("episode");
+    }
+
+    @Test
+    void the_dashboard_charts_episodes_per_minute_and_shows_this_nodes_claim_counts() {
+        // the demo actors start an episode every 20 s: wait until the last hour has some
+        long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (startedInTheLastHour() == 0 && System.nanoTime() < until) {
+            pause();
+        }
+        assertThat(startedInTheLastHour()).as("episodes started in the last hour (API)").isPositive();
+        logIn("admin", adminPassword());
+        By canvas = By.cssSelector("[id='dashboard:throughput'] canvas");
+        await(d -> !d.findElements(canvas).isEmpty());
+        await(d -> chartedStarts() > 0);
+        assertThat(browser.findElement(canvas).getSize().getHeight()).isGreaterThan(100);
+        assertThat(text("dashboard:claimsNode")).isEqualTo("console-1");
+        assertThat(Long.parseLong(text("dashboard:acquired"))).as("claims this node acquired").isPositive();
+        assertThat(text("dashboard:steals")).matches("[0-9]+");
+        assertThat(text("dashboard:busy")).matches("[0-9]+");
+        shot("dashboard");
+
+        JsonObject hour = node.get("/stats/throughput?minutes=60").jsonObject();
+        assertThat(hour.getJsonArray("minutes")).hasSize(60);
+        assertThat(node.get("/stats/throughput?minutes=100000").jsonObject().getJsonArray("minutes")).hasSize(1440);
+        HttpReply bad = node.get("/stats/throughput?minutes=soon");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.jsonObject().getString("field")).isEqualTo("minutes");
+        JsonObject claims = node.get("/stats/claims").jsonObject();
+        assertThat(claims.getString("node")).isEqualTo("console-1");
+        assertThat(claims.getJsonObject("outcomes").getJsonNumber("acquired").longValue()).isPositive();
+    }
+
+    @Test
+    void the_claims_page_lists_the_live_claim_of_a_running_episode_for_a_viewer_too() throws Exception {
+        HttpReply started = node.post("/episodes", "{\"actor\":\"cluster_actor\",\"expectation\":\"long_once\","
+                + "\"payload\":{\"steps\":120,\"stepMs\":1000},\"idempotencyKey\":\"" + UUID.randomUUID() + "\"}");
+        assertThat(started.status()).as(started.body()).isEqualTo(201);
+        String id = started.jsonObject().getString("episodeId");
+        String key = started.jsonObject().getString("dedupeKey");
+        try {
+            logIn("viewer", VIEWER_PASSWORD);
+            browser.findElement(By.id("navClaims")).click();
+            await(d -> !d.findElements(By.id("claimsForm:keyPrefix")).isEmpty());
+            browser.findElement(By.id("claimsForm:keyPrefix")).sendKeys(key);
+            click("claimsForm:apply");
+            By row = By.xpath("//tbody[@id='claimsForm:list_data']/tr[contains(., '" + key + "')]");
+            await(d -> !d.findElements(row).isEmpty() && d.findElement(row).getText().contains("claimed"));
+            String text = browser.findElement(row).getText();
+            assertThat(text).contains("console-1").contains("episode");
+            long secondsLeft = Long.parseLong(browser.findElement(By.xpath("//tbody[@id='claimsForm:list_data']/tr[contains(., '"
+                    + key + "')]/td[7]")).getText().trim());
+            assertThat(secondsLeft).as("seconds left on the lease").isPositive();
+            assertThat(browser.findElements(By.xpath("//form[@id='claimsForm']//button[contains(@id,'release') or contains(@id,'cancel')]")))
+                    .isEmpty();
+            shot("claims");
+
+            HttpResponse<String> viewerRead = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create(node.api() + "/claims?keyPrefix=" + enc(key)))
+                    .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                            ("viewer:" + VIEWER_PASSWORD).getBytes(StandardCharsets.UTF_8))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(viewerRead.statusCode()).isEqualTo(200);
+            JsonObject claim = new HttpReply(200, viewerRead.body()).jsonArray().getJsonObject(0);
+            assertThat(claim.getString("key")).isEqualTo(key);
+            assertThat(claim.getString("state")).isEqualTo("claimed");
+            assertThat(claim.getString("owner")).isEqualTo("console-1");
+            HttpReply badState = node.get("/claims?state=stolen");
+            assertThat(badState.status()).isEqualTo(400);
+            assertThat(badState.jsonObject().getString("field")).isEqualTo("state");
+        } finally {
+            node.post("/episodes/" + id + "/cancel", "");
+        }
+    }
+
+    @Test
+    void the_episodes_page_walks_to_older_pages_and_back_without_repeating_a_row() {
+        String expectation = "long_once";
+        for (int i = 0; i < 13; i++) {
+            HttpReply r = node.post("/episodes", "{\"actor\":\"cluster_actor\",\"expectation\":\"" + expectation
+                    + "\",\"payload\":{\"steps\":1,\"stepMs\":1},\"idempotencyKey\":\"" + UUID.randomUUID() + "\"}");
+            assertThat(r.status()).as(r.body()).isEqualTo(201);
+        }
+        logIn("admin", adminPassword());
+        browser.findElement(By.id("navEpisodes")).click();
+        await(d -> !d.findElements(By.id("episodesForm:actor")).isEmpty());
+        browser.findElement(By.id("episodesForm:actor")).sendKeys("cluster_actor");
+        browser.findElement(By.id("episodesForm:expectation")).sendKeys(expectation);
+        browser.findElement(By.cssSelector("[id='episodesForm:size'] .ui-selectonemenu-trigger")).click();
+        By ten = By.xpath("//div[@id='episodesForm:size_panel']//li[@data-label='10']");
+        await(d -> d.findElement(ten).isDisplayed());
+        browser.findElement(ten).click();
+        click("episodesForm:apply");
+        await(d -> rowIds(d).size() == 10 && text("episodesForm:pageNumber").equals("1"));
+        List<String> first = rowIds(browser);
+
+        click("episodesForm:older");
+        await(d -> text("episodesForm:pageNumber").equals("2"));
+        List<String> second = rowIds(browser);
+        assertThat(second).isNotEmpty().doesNotContainAnyElementsOf(first);
+        assertThat(first.size() + second.size()).isGreaterThanOrEqualTo(13);
+        shot("episodes-page-2");
+
+        click("episodesForm:newer");
+        await(d -> text("episodesForm:pageNumber").equals("1"));
+        assertThat(rowIds(browser)).isEqualTo(first);
     }
 
     @Test
@@ -210,6 +323,26 @@ class ConsoleBrowserIT {
     }
 
     // ---- helpers ------------------------------------------------------------------------
+
+    /** The episode ids of the episodes table, in page order (from each row's "open" link). */
+    private static List<String> rowIds(WebDriver d) {
+        return d.findElements(By.xpath("//tbody[@id='episodesForm:list_data']/tr//a[text()='open']")).stream()
+                .map(a -> a.getAttribute("href").replaceAll(".*[?&]id=([^&]+).*", "$1")).collect(Collectors.toList());
+    }
+
+    private long startedInTheLastHour() {
+        return node.get("/stats/throughput?minutes=60").jsonObject().getJsonArray("minutes").stream()
+                .mapToLong(m -> ((JsonObject) m).getJsonNumber("started").longValue()).sum();
+    }
+
+    /** What the chart on the page holds: the sum of its "episodes started" series (-1: no chart yet). */
+    private long chartedStarts() {
+        Object sum = ((JavascriptExecutor) browser).executeScript(
+                "var c = document.querySelector(\"[id='dashboard:throughput'] canvas\");"
+                        + "var chart = c && window.Chart && Chart.getChart(c);"
+                        + "return chart ? chart.data.datasets[0].data.reduce(function (a, b) { return a + b; }, 0) : -1;");
+        return ((Number) sum).longValue();
+    }
 
     private String adminPassword() {
         return node.environment().get("CYCLIUM_ADMIN_PASSWORD");

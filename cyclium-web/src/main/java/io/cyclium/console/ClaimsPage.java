@@ -1,0 +1,114 @@
+package io.cyclium.console;
+
+import io.cyclium.claims.ClaimQueries;
+import io.cyclium.claims.ClaimReader;
+import io.cyclium.claims.ClaimState;
+import jakarta.annotation.PostConstruct;
+import jakarta.faces.view.ViewScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import java.io.Serializable;
+import java.time.LocalDateTime;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Backs claims.xhtml: the work-claims table with filters, keyset-paged by key (next / previous),
+ * read-only for every role. Seconds left are computed against the database's clock.
+ */
+@Named("claimsPage")
+@ViewScoped
+public class ClaimsPage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    static final int PAGE_SIZE = 50;
+
+    @Inject
+    ClaimReader claims;
+
+    private String owner;
+    private String workType;
+    private String state;
+    private String keyPrefix;
+
+    private final KeysetPager<ClaimQueries.ClaimRow> pager = new KeysetPager<>();
+    private LocalDateTime databaseNow;
+
+    @PostConstruct
+    void init() {
+        load();
+    }
+
+    public void apply() {
+        pager.reset();
+        load();
+    }
+
+    public void next() {
+        pager.forward();
+        load();
+    }
+
+    public void previous() {
+        pager.back();
+        load();
+    }
+
+    /** The poll: the same page again, fresh (leases tick down). */
+    public void refresh() {
+        load();
+    }
+
+    private void load() {
+        ClaimQueries.ClaimPage page = ConsoleMessages.attempt(() -> claims.page(
+                new ClaimQueries.Filter(owner, workType, state, keyPrefix), pager.cursor(), PAGE_SIZE));
+        pager.show(page == null ? List.of() : page.claims(), page == null ? null : page.nextCursor());
+        databaseNow = page == null ? null : page.databaseNow();
+    }
+
+    /** The table: rows, and whether next or previous pages exist. */
+    public KeysetPager<ClaimQueries.ClaimRow> getPager() {
+        return pager;
+    }
+
+    public LocalDateTime getDatabaseNow() {
+        return databaseNow;
+    }
+
+    public List<String> getStates() {
+        return Arrays.stream(ClaimState.values()).map(ClaimState::wireName).toList();
+    }
+
+    public String getOwner() {
+        return owner;
+    }
+
+    public void setOwner(String owner) {
+        this.owner = owner;
+    }
+
+    public String getWorkType() {
+        return workType;
+    }
+
+    public void setWorkType(String workType) {
+        this.workType = workType;
+    }
+
+    public String getState() {
+        return state;
+    }
+
+    public void setState(String state) {
+        this.state = state;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+}

@@ -1,0 +1,57 @@
+package io.cyclium.console;
+
+import io.cyclium.episode.EpisodeThroughput;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * The Chart.js configuration {@code <p:chart>} renders for the dashboard: a line per series
+ * (episodes started, failures) over the window's minutes, labelled HH:mm UTC. Built with JSON-P,
+ * so every value is escaped; nothing in it comes from user input.
+ */
+final class ThroughputChart {
+
+    private static final DateTimeFormatter MINUTE = DateTimeFormatter.ofPattern("HH:mm");
+
+    private ThroughputChart() {
+    }
+
+    static String config(EpisodeThroughput.Window window) {
+        JsonArrayBuilder labels = Json.createArrayBuilder();
+        JsonArrayBuilder started = Json.createArrayBuilder();
+        JsonArrayBuilder failed = Json.createArrayBuilder();
+        for (EpisodeThroughput.Minute m : window.minutes()) {
+            labels.add(MINUTE.format(m.minute()));
+            started.add(m.started());
+            failed.add(m.failed());
+        }
+        JsonObject config = Json.createObjectBuilder()
+                .add("type", "line")
+                .add("data", Json.createObjectBuilder()
+                        .add("labels", labels)
+                        .add("datasets", Json.createArrayBuilder()
+                                .add(series("episodes started", started, "#0969da"))
+                                .add(series("failures", failed, "#cf222e"))))
+                .add("options", Json.createObjectBuilder()
+                        .add("animation", false)
+                        .add("maintainAspectRatio", false)
+                        .add("scales", Json.createObjectBuilder()
+                                .add("x", Json.createObjectBuilder().add("title", title("minute (UTC, database clock)")))
+                                .add("y", Json.createObjectBuilder().add("beginAtZero", true)
+                                        .add("ticks", Json.createObjectBuilder().add("precision", 0))
+                                        .add("title", title("per minute")))))
+                .build();
+        return config.toString();
+    }
+
+    private static JsonObject series(String label, JsonArrayBuilder data, String colour) {
+        return Json.createObjectBuilder().add("label", label).add("data", data).add("borderColor", colour)
+                .add("backgroundColor", colour).add("pointRadius", 0).add("borderWidth", 2).add("tension", 0.2).build();
+    }
+
+    private static JsonObject title(String text) {
+        return Json.createObjectBuilder().add("display", true).add("text", text).build();
+    }
+}
