@@ -110,6 +110,15 @@ public final class ClaimQueries {
         return new ClaimPage(page, next, now);
     }
 
+    /** The claim on one key, as of the database's now. */
+    public java.util.Optional<ClaimRow> find(EntityManager em, String key) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = new NativeSql().sql("SELECT dedupe_key, work_type, owner_node, fence, state, lease_until, attempt,"
+                + " claimed_at, last_heartbeat_at, finished_at, " + vendor.utcNow() + " FROM cyclium_work_claims WHERE dedupe_key = ")
+                .value(key).query(em).getResultList();
+        return rows.stream().findFirst().map(r -> row(r, time(r[10])));
+    }
+
     /** Claimed rows per owner, live and lapsed; reads only claimed rows (the state index). */
     public List<HeldByNode> heldByNode(EntityManager em) {
         String now = vendor.utcNow();

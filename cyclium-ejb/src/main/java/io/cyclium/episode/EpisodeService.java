@@ -6,6 +6,7 @@ import io.cyclium.actor.ActorRuntime;
 import io.cyclium.actor.DedupeKeys;
 import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.actor.FireResult;
+import io.cyclium.claims.ClaimQueries;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.finding.FindingEntity;
 import io.cyclium.finding.FindingView;
@@ -47,6 +48,7 @@ public class EpisodeService {
 
     @Inject
     NodeIdentity identity;
+
 
     @Inject
     Event<EpisodeFinished> finished;
@@ -112,7 +114,9 @@ public class EpisodeService {
             List<FindingView> findings = em.createQuery("SELECT f FROM FindingEntity f WHERE f.raisedByEpisodeId = :id"
                     + " OR f.clearedByEpisodeId = :id ORDER BY f.updatedAt", FindingEntity.class).setParameter("id", id)
                     .setMaxResults(500).getResultList().stream().map(FindingView::of).toList();
-            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings);
+            ClaimQueries.ClaimRow claim = new ClaimQueries(schema.vendor()).find(em, EpisodeClaimKey.of(e.dedupeKey, e.id))
+                    .orElse(null);
+            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim);
         });
     }
 

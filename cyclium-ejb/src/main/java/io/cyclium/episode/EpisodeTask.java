@@ -112,7 +112,7 @@ public final class EpisodeTask implements Runnable {
         }
         stepNo = s.nextStepNo();
         Optional<ExpectationDefinition> exp = env.strategies().expectation(s.ref().actorId(), s.ref().expectationId());
-        String claimKey = s.ref().dedupeKey() != null ? s.ref().dedupeKey() : "episode:" + episodeId;
+        String claimKey = EpisodeClaimKey.of(s.ref().dedupeKey(), episodeId);
         HeldClaim claim = handedClaim;
         if (claim == null) {
             Optional<HeldClaim> acquired = env.claims().acquire(claimKey, "episode");

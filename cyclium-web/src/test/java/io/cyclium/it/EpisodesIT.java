@@ -102,7 +102,14 @@ class EpisodesIT implements CommandLineClientTests {
         EpisodeView done = awaitStatus(e.id(), "done");
         assertThat(done.runNode()).isEqualTo("arquillian-node-1");
         assertThat(done.summary()).contains("echoed");
-        assertThat(kinds(episodes.detail(e.id()))).containsExactly("observation", "episode_completed");
+        EpisodeDetail detail = episodes.detail(e.id());
+        assertThat(kinds(detail)).containsExactly("observation", "episode_completed");
+        assertThat(detail.claim()).as("the lease it ran under, settled").isNotNull();
+        assertThat(detail.claim().key()).isEqualTo(key);
+        assertThat(detail.claim().owner()).isEqualTo("arquillian-node-1");
+        assertThat(detail.claim().state()).isEqualTo("done");
+        assertThat(detail.claim().fence()).isGreaterThanOrEqualTo(1);
+        assertThat(detail.claim().secondsLeft()).as("only a held lease has time left").isNull();
     }
 
     @Test
@@ -454,6 +461,9 @@ class EpisodesIT implements CommandLineClientTests {
                 .hasMessageContaining("only a failed or canceled episode can be restarted");
     }
 
+    @Inject
+    io.cyclium.node.NodeQueries nodes;
+
     @Test
     void an_episode_queued_here_and_taken_by_this_nodes_own_sweep_still_runs_to_done() {
         // A late heartbeat makes an episode waiting in this node's queue look stale; this node's own
@@ -463,6 +473,9 @@ class EpisodesIT implements CommandLineClientTests {
         FireResult hold = episodes.startManual("it_one_slot", "hold", Json.createObjectBuilder().build(), null);
         FireResult queued = episodes.startManual("it_one_slot", "echo", Json.createObjectBuilder().build(), null);
         assertThat(queued.kind()).isEqualTo(FireResult.Kind.QUEUED);
+        io.cyclium.node.NodeView self = nodes.find("arquillian-node-1").orElseThrow();
+        assertThat(self.runningEpisodes()).as("the hold episode runs here").isGreaterThanOrEqualTo(1);
+        assertThat(self.queuedEpisodes()).as("the echo waits in this node's queue").isGreaterThanOrEqualTo(1);
         try {
             // the heartbeat's touchQueued may refresh the row between our update and the sweep: try again
             int before = episodes.detail(queued.episodeId()).episode().attempts();

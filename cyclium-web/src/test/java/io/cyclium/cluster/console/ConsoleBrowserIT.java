@@ -117,6 +117,7 @@ class ConsoleBrowserIT {
     void the_dashboard_shows_the_node_and_its_episodes_and_an_episode_shows_its_steps() {
         logIn("admin", adminPassword());
         await(d -> d.findElement(By.id("dashboard:nodes")).getText().contains("console-1"));
+        assertThat(browser.findElement(By.id("dashboard:nodes")).getText()).contains("Running").contains("Queued");
         await(d -> d.findElement(By.id("dashboard:episodes")).getText().contains("resource_monitor"));
         assertThat(text("session:user")).isEqualTo("admin");
         shot("dashboard");
@@ -127,6 +128,11 @@ class ConsoleBrowserIT {
         browser.findElement(By.xpath("//tbody[@id='episodesForm:list_data']/tr[contains(., 'resource_monitor')][1]//a[text()='open']")).click();
         await(d -> d.findElement(By.id("episode:steps")).getText().contains("observation"));
         assertThat(text("episode:actor")).isEqualTo("resource_monitor");
+        // the lease it ran under: this node, settled once the episode ended (or held while it runs)
+        await(d -> !d.findElements(By.id("episode:claimOwner")).isEmpty());
+        assertThat(text("episode:claimOwner")).isEqualTo("console-1");
+        assertThat(text("episode:claimState")).isIn("claimed", "done");
+        assertThat(Long.parseLong(text("episode:claimFence"))).isGreaterThanOrEqualTo(1);
         shot("episode");
     }
 
