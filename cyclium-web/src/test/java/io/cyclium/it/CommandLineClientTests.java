@@ -99,6 +99,60 @@ interface CommandLineClientTests {
         assertThat(json(shown.out()).asJsonObject().getJsonObject("episode").getString("id")).isEqualTo(episodeId);
     }
 
+    private static String status(URL base, String episodeId) throws Exception {
+        return json(admin(base, "GET", "api/episodes/" + episodeId, null)).asJsonObject().getJsonObject("episode").getString("status");
+    }
+
+    private static void awaitStatus(URL base, String episodeId, String wanted) {
+        Await.until(Duration.ofSeconds(20), "episode " + episodeId + " " + wanted, () -> {
+            try {
+                return wanted.equals(status(base, episodeId)) ? wanted : null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    @Test
+    @RunAsClient
+    default void the_client_cancels_an_episode_restarts_it_and_is_refused_a_restart_of_a_running_one(@ArquillianResource URL base)
+            throws Exception {
+        Run started = succeeded(cyclium(base, "start", "it_actor", "slow", "--key", "cli-" + UUID.randomUUID()));
+        String id = json(started.out()).asJsonObject().getString("episodeId");
+        succeeded(cyclium(base, "cancel", id));
+        awaitStatus(base, id, "canceled");
+
+        Run restarted = succeeded(cyclium(base, "restart", id));
+        assertThat(json(restarted.out()).asJsonObject().getString("status")).isEqualTo("running");
+        assertThat(json(admin(base, "GET", "api/episodes/" + id, null)).asJsonObject().getJsonArray("steps").stream()
+                .map(v -> v.asJsonObject().getString("kind"))).contains("restarted");
+        Run refused = cyclium(base, "restart", id);
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err()).contains("HTTP 409").contains("only a failed or canceled episode can be restarted");
+
+        succeeded(cyclium(base, "cancel", id));
+        awaitStatus(base, id, "canceled");
+    }
+
+    @Test
+    @RunAsClient
+    default void the_client_pages_through_episodes_with_the_cursor_it_names(@ArquillianResource URL base) throws Exception {
+        for (int i = 0; i < 3; i++) {
+            succeeded(cyclium(base, "start", "it_actor", "echo", "--key", "cli-page-" + UUID.randomUUID()));
+        }
+        Run first = succeeded(cyclium(base, "episodes", "--actor", "it_actor", "--limit", "2"));
+        assertThat(first.err()).contains("more episodes follow: add --cursor ");
+        String cursor = first.err().replaceAll("(?s).*--cursor (\\S+).*", "$1");
+        Run second = succeeded(cyclium(base, "episodes", "--actor", "it_actor", "--limit", "2", "--cursor", cursor));
+        List<String> a = json(first.out()).asJsonArray().stream().map(v -> v.asJsonObject().getString("id")).toList();
+        List<String> b = json(second.out()).asJsonArray().stream().map(v -> v.asJsonObject().getString("id")).toList();
+        assertThat(a).hasSize(2);
+        assertThat(b).hasSize(2).doesNotContainAnyElementsOf(a);
+        Run bad = cyclium(base, "episodes", "--cursor", "not-a-cursor");
+        assertThat(bad.exit()).isEqualTo(1);
+        assertThat(bad.err()).contains("HTTP 400").contains("cursor");
+    }
+
     @Test
     @RunAsClient
     default void the_client_switches_the_node_and_an_actor_and_clears_the_override(@ArquillianResource URL base) throws Exception {
