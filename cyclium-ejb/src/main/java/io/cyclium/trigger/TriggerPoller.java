@@ -91,6 +91,15 @@ public class TriggerPoller {
         }
     }
 
+    private void releaseQuietly(TriggerRequestStore.Request r) {
+        try {
+            tx.inNewTransaction(em -> store.release(em, r.id(), identity.name()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not give trigger request " + r.id() + " back; it stays claimed by "
+                    + identity.name() + " and its episode waits for the recovery sweep", e);
+        }
+    }
+
     /** One poll: dispatch what this node can run, then expire the old. Returns the number dispatched. */
     public int poll() {
         String env = config.triggerPollSourceEnv() != null ? config.triggerPollSourceEnv() : config.env();
@@ -112,7 +121,13 @@ public class TriggerPoller {
                     claims.complete(claim.get());
                     continue;
                 }
-                host.dispatch(r.actorId(), r.episodeId(), r.resume());
+                try {
+                    host.dispatch(r.actorId(), r.episodeId(), r.resume());
+                } catch (RuntimeException e) {
+                    // not handed over: give the request back so the next poll (here or elsewhere) retries it
+                    releaseQuietly(r);
+                    throw e;
+                }
                 tx.inNewTransaction(em -> store.complete(em, r.id(), identity.name()));
                 claims.complete(claim.get());
                 dispatched++;

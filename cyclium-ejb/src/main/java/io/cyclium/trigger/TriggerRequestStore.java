@@ -70,6 +70,16 @@ public class TriggerRequestStore {
                 .sql(" AND status = 'pending'").executeUpdate(em);
     }
 
+    /**
+     * claimed → pending again, only by the claiming node: its hand-off failed (the request would
+     * otherwise sit claimed for ever, and its episode wait for the recovery sweep's staleness).
+     */
+    public int release(EntityManager em, String id, String node) {
+        return new NativeSql().sql("UPDATE cyclium_trigger_requests SET status = 'pending', claimed_by = NULL, claimed_at = NULL,"
+                + " updated_at = " + vendor.utcNow() + " WHERE id = ").value(id)
+                .sql(" AND status = 'claimed' AND claimed_by = ").value(node).executeUpdate(em);
+    }
+
     /** claimed → completed (handed to the local runner), only by the claiming node. */
     public int complete(EntityManager em, String id, String node) {
         return new NativeSql().sql("UPDATE cyclium_trigger_requests SET status = 'completed', updated_at = " + vendor.utcNow()
