@@ -75,8 +75,7 @@ public final class ClaimQueries {
     /** Claims in key order after {@code cursor} (from {@link ClaimPage#nextCursor()}; null: from the start). */
     public ClaimPage page(EntityManager em, Filter filter, String cursor, int size) {
         int n = Math.max(1, Math.min(size, MAX_PAGE));
-        NativeSql sql = new NativeSql().sql("SELECT dedupe_key, work_type, owner_node, fence, state, lease_until, attempt,"
-                + " claimed_at, last_heartbeat_at, finished_at, " + vendor.utcNow() + " FROM cyclium_work_claims WHERE 1 = 1");
+        NativeSql sql = new NativeSql().sql(select() + " WHERE 1 = 1");
         if (filter.owner() != null) {
             sql.sql(" AND owner_node = ").value(filter.owner());
         }
@@ -113,9 +112,7 @@ public final class ClaimQueries {
     /** The claim on one key, as of the database's now. */
     public java.util.Optional<ClaimRow> find(EntityManager em, String key) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = new NativeSql().sql("SELECT dedupe_key, work_type, owner_node, fence, state, lease_until, attempt,"
-                + " claimed_at, last_heartbeat_at, finished_at, " + vendor.utcNow() + " FROM cyclium_work_claims WHERE dedupe_key = ")
-                .value(key).query(em).getResultList();
+        List<Object[]> rows = new NativeSql().sql(select() + " WHERE dedupe_key = ").value(key).query(em).getResultList();
         return rows.stream().findFirst().map(r -> row(r, time(r[10])));
     }
 
@@ -132,6 +129,12 @@ public final class ClaimQueries {
             out.put((String) r[0], new HeldByNode((String) r[0], ((Number) r[1]).longValue(), ((Number) r[2]).longValue()));
         }
         return List.copyOf(out.values());
+    }
+
+    /** The columns {@link #row} reads, and the database's now as the last one. */
+    private String select() {
+        return "SELECT dedupe_key, work_type, owner_node, fence, state, lease_until, attempt, claimed_at, last_heartbeat_at,"
+                + " finished_at, " + vendor.utcNow() + " FROM cyclium_work_claims";
     }
 
     private static ClaimRow row(Object[] r, LocalDateTime now) {

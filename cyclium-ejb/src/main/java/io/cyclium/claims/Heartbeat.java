@@ -100,7 +100,9 @@ public class Heartbeat {
             lastTickNanos = start;
             gates.leased().ifPresent(gate -> {
                 gate.renewAll();
-                gate.releaseUnaccounted(host.claimsInUse(), auditTicks());
+                if (gate.heldCount() > 0) {
+                    gate.releaseUnaccounted(host.claimsInUse(), auditTicks());
+                }
             });
             String now = schema.vendor().utcNow();
             tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET last_seen = " + now + " WHERE node_identity = ")

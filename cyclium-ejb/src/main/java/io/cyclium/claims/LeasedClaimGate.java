@@ -153,7 +153,7 @@ public final class LeasedClaimGate implements ClaimGate {
      */
     public int releaseUnaccounted(Set<HeldClaim> inUse, int ticksBeforeRelease) {
         int released = 0;
-        unaccounted.keySet().removeIf(c -> !held.containsValue(c) || inUse.contains(c));
+        unaccounted.keySet().removeIf(c -> held.get(c.key()) != c || inUse.contains(c));
         for (HeldClaim claim : held.values()) {
             if (inUse.contains(claim)) {
                 continue;

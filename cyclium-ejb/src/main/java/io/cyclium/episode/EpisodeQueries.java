@@ -31,11 +31,6 @@ public class EpisodeQueries {
                 .getResultList().stream().map(EpisodeView::of).toList();
     }
 
-    /** One keyset page of the newest-first list (see {@link EpisodeListing}); {@code size} is capped there. */
-    public EpisodePage page(EpisodeFilter filter, String cursor, int size) {
-        return new EpisodeListing(schema.vendor()).page(em, filter, EpisodeCursor.decode(cursor), size);
-    }
-
     /** Episodes started and failed per minute over the last {@code minutes} (see {@link EpisodeThroughput}). */
     public EpisodeThroughput.Window throughput(int minutes) {
         return new EpisodeThroughput(schema.vendor()).lastMinutes(em, minutes);

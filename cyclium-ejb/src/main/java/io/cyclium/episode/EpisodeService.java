@@ -34,7 +34,6 @@ import java.util.regex.Pattern;
 @ApplicationScoped
 public class EpisodeService {
 
-    public static final int MAX_LIMIT = EpisodeListing.MAX_PAGE;
     private static final Pattern ID = Pattern.compile("[0-9a-fA-F-]{36}");
 
     @Inject

@@ -3,11 +3,11 @@ package io.cyclium.console;
 import io.cyclium.episode.EpisodeFilter;
 import io.cyclium.episode.EpisodeListing;
 import io.cyclium.episode.EpisodePage;
-import io.cyclium.episode.EpisodeQueries;
+import io.cyclium.episode.EpisodeService;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.EpisodeView;
 import jakarta.annotation.PostConstruct;
-import jakarta.ejb.EJB;
+import jakarta.inject.Inject;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Named;
 import java.io.Serializable;
@@ -26,8 +26,8 @@ public class EpisodesPage implements Serializable {
 
     static final List<Integer> PAGE_SIZES = List.of(10, 25, 50, 100, EpisodeListing.MAX_PAGE);
 
-    @EJB
-    EpisodeQueries episodes;
+    @Inject
+    EpisodeService episodes;
 
     private String actor;
     private String expectation;

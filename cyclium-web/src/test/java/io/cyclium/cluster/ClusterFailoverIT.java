@@ -53,8 +53,8 @@ class ClusterFailoverIT {
                     .node("node-a")
                     .node("node-b", Map.of("CYCLIUM_CLOCK_SKEW_MS", SKEW))
                     .start();
-            try (Connection c = cluster.database().connect(); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE it_deliveries (dedupe_key VARCHAR(512) NOT NULL, episode_id VARCHAR(36), node VARCHAR(255))");
+            try (Connection c = cluster.database().connect()) {
+                io.cyclium.cluster.actors.DeliveryLog.createTable(c);
             }
         }
 

@@ -130,6 +130,9 @@ public final class ClusterNode {
         return send(requestAs(path, user, password).timeout(REQUEST_TIMEOUT).GET().build());
     }
 
+    /** What this start printed as its generated password; null until found (reset by {@link #start}). */
+    private java.util.Optional<String> generated;
+
     private static final java.util.regex.Pattern GENERATED =
             java.util.regex.Pattern.compile("log in as user admin with the generated password (\\S+)");
 
@@ -142,14 +145,21 @@ public final class ClusterNode {
         return configured != null && !configured.isBlank() ? java.util.Optional.of(configured) : generatedPassword();
     }
 
-    /** The password this start of the node generated and printed, if it did. */
-    public java.util.Optional<String> generatedPassword() {
+    /** The password this start of the node generated and printed, if it did (read once per start). */
+    public synchronized java.util.Optional<String> generatedPassword() {
+        if (generated != null) {
+            return generated;
+        }
         try {
             byte[] all = Files.readAllBytes(log);
             String sinceStart = new String(all, (int) Math.min(startOffset, all.length), (int) Math.max(0, all.length - startOffset),
                     StandardCharsets.UTF_8);
             java.util.regex.Matcher m = GENERATED.matcher(sinceStart);
-            return m.find() ? java.util.Optional.of(m.group(1)) : java.util.Optional.empty();
+            if (!m.find()) {
+                return java.util.Optional.empty(); // not printed yet: look again next time
+            }
+            generated = java.util.Optional.of(m.group(1));
+            return generated;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -178,6 +188,7 @@ public final class ClusterNode {
             throw new IllegalStateException(name + " is still running (pid " + process.pid() + ")");
         }
         starts++;
+        generated = null;
         try {
             Files.writeString(log, (starts == 1 ? "" : "\n") + "==== cluster harness: start #" + starts + " of " + name
                             + " at " + Instant.now() + ": " + String.join(" ", command) + "\n",

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cyclium.it.Await;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +40,8 @@ class TriggerOnlyIT {
                 .node("node-g")
                 .node("node-rc", Map.of("CYCLIUM_ENV", "rc"))
                 .start();
-        try (Connection c = cluster.database().connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE it_deliveries (dedupe_key VARCHAR(512) NOT NULL, episode_id VARCHAR(36), node VARCHAR(255))");
+        try (Connection c = cluster.database().connect()) {
+            io.cyclium.cluster.actors.DeliveryLog.createTable(c);
         }
     }
 

@@ -11,7 +11,7 @@ import javax.sql.DataSource;
 
 /**
  * An adapter with no deduplication of its own: every call appends a row to {@code it_deliveries}
- * (created by the test). Exactly-once delivery is then simply "one row per dedupe key".
+ * (created by the test through {@link #createTable}). Exactly-once delivery is then simply "one row per dedupe key".
  */
 @ApplicationScoped
 public class DeliveryLog implements OutputAdapter {
@@ -23,6 +23,13 @@ public class DeliveryLog implements OutputAdapter {
 
     @Inject
     NodeIdentity identity;
+
+    /** Creates the table this adapter writes to; the test calls it once on the cluster's fresh database. */
+    public static void createTable(Connection c) throws java.sql.SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE it_deliveries (dedupe_key VARCHAR(512) NOT NULL, episode_id VARCHAR(36), node VARCHAR(255))");
+        }
+    }
 
     @Override
     public String type() {

@@ -74,8 +74,8 @@ class ConsoleBrowserIT {
                 .start();
         node = cluster.node("console-1");
         // where the cluster test actor's output adapter delivers (as in ClusterFailoverIT)
-        try (java.sql.Connection c = cluster.database().connect(); java.sql.Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE it_deliveries (dedupe_key VARCHAR(512) NOT NULL, episode_id VARCHAR(36), node VARCHAR(255))");
+        try (java.sql.Connection c = cluster.database().connect()) {
+            io.cyclium.cluster.actors.DeliveryLog.createTable(c);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
         }
