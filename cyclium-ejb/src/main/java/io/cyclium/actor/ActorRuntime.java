@@ -17,10 +17,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -405,14 +407,13 @@ public final class ActorRuntime {
                     }
                 }
                 if (late == Merge.LEASE_SURPLUS) {
-                    launcher.releaseClaim(p.handedClaim(), "episode " + p.episodeId() + " is already queued or running on " + node);
+                    releaseSurplus(p);
                 }
                 drain();
             }
             // the sweep cleared run_node when it claimed the row: say again that it waits here
             case LEASE_ADOPTED -> launcher.markQueued(p.episodeId());
-            case LEASE_SURPLUS -> launcher.releaseClaim(p.handedClaim(),
-                    "episode " + p.episodeId() + " is already queued or running on " + node);
+            case LEASE_SURPLUS -> releaseSurplus(p);
             case ALREADY_HERE -> {
             }
         }
@@ -431,27 +432,27 @@ public final class ActorRuntime {
         if (active.contains(p.episodeId())) {
             return p.handedClaim() == null ? Merge.ALREADY_HERE : Merge.LEASE_SURPLUS;
         }
-        Deque<Pending> merged = new ArrayDeque<>(queue.size());
-        Merge result = Merge.NEW;
-        for (Pending q : queue) {
-            if (result == Merge.NEW && q.episodeId().equals(p.episodeId())) {
-                if (p.handedClaim() == null) {
-                    return Merge.ALREADY_HERE;
-                }
-                if (q.handedClaim() != null) {
-                    return Merge.LEASE_SURPLUS;
-                }
-                merged.addLast(new Pending(q.episodeId(), true, p.handedClaim(), true));
-                result = Merge.LEASE_ADOPTED;
-            } else {
-                merged.addLast(q);
-            }
+        Pending queued = queue.stream().filter(q -> q.episodeId().equals(p.episodeId())).findFirst().orElse(null);
+        if (queued == null) {
+            return Merge.NEW;
         }
-        if (result == Merge.LEASE_ADOPTED) {
-            queue.clear();
-            queue.addAll(merged);
+        if (p.handedClaim() == null) {
+            return Merge.ALREADY_HERE;
         }
-        return result;
+        if (queued.handedClaim() != null) {
+            return Merge.LEASE_SURPLUS;
+        }
+        // rare (a late heartbeat): rebuild the queue with the entry, in its place, now holding the lease
+        Pending adopted = new Pending(queued.episodeId(), true, p.handedClaim(), true);
+        List<Pending> order = new ArrayList<>(queue);
+        order.set(order.indexOf(queued), adopted);
+        queue.clear();
+        queue.addAll(order);
+        return Merge.LEASE_ADOPTED;
+    }
+
+    private void releaseSurplus(Pending p) {
+        launcher.releaseClaim(p.handedClaim(), "episode " + p.episodeId() + " is already queued or running on " + node);
     }
 
     /** The leases handed to episodes still waiting in this actor's queue (the heartbeat's audit). */
