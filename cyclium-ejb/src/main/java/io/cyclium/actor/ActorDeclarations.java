@@ -1,9 +1,8 @@
 package io.cyclium.actor;
 
-import io.cyclium.actor.trigger.CronSchedule;
-import io.cyclium.actor.trigger.InvalidCronException;
-import io.cyclium.actor.trigger.PayloadFilter;
-import io.cyclium.actor.trigger.ScheduleBuckets;
+import io.cyclium.timing.CronSchedule;
+import io.cyclium.timing.InvalidCronException;
+import io.cyclium.timing.ScheduleBuckets;
 import io.cyclium.episode.Budget;
 import java.time.Duration;
 import java.time.Instant;

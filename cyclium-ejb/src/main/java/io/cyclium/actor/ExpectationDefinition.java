@@ -1,7 +1,7 @@
 package io.cyclium.actor;
 
-import io.cyclium.actor.trigger.CronSchedule;
-import io.cyclium.actor.trigger.ScheduleBuckets;
+import io.cyclium.timing.CronSchedule;
+import io.cyclium.timing.ScheduleBuckets;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.Strategy;
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package io.cyclium.claims;
 
+import io.cyclium.store.DatabaseVendor;
+
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.schema.SchemaMigrator;
@@ -28,7 +30,7 @@ public class ClaimGateProducer {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     Telemetry telemetry;
@@ -41,7 +43,7 @@ public class ClaimGateProducer {
     private synchronized void init() {
         if (workClaims == null) {
             tally = new ClaimOutcomeTally(telemetry, java.time.Instant.now());
-            workClaims = new JpaWorkClaims(tx, schema.vendor(), tally);
+            workClaims = new JpaWorkClaims(tx, vendor, tally);
             if (config.workClaimsEnabled()) {
                 leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), tally);
             }

@@ -2,7 +2,7 @@ package io.cyclium.claims;
 
 import io.cyclium.node.DbClock;
 import io.cyclium.problem.Problem;
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
 import jakarta.persistence.EntityManager;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.cyclium.claims;
 
+import io.cyclium.store.DatabaseVendor;
+
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.Tx;
@@ -26,7 +28,7 @@ public class ClaimReader {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     ClaimGateProducer claims;
@@ -35,12 +37,12 @@ public class ClaimReader {
     NodeIdentity identity;
 
     public ClaimQueries.ClaimPage page(ClaimQueries.Filter filter, String cursor, int size) {
-        ClaimQueries queries = new ClaimQueries(schema.vendor());
+        ClaimQueries queries = new ClaimQueries(vendor);
         return tx.inNewTransaction(em -> queries.page(em, filter, cursor, size));
     }
 
     public Stats stats() {
-        ClaimQueries queries = new ClaimQueries(schema.vendor());
+        ClaimQueries queries = new ClaimQueries(vendor);
         ClaimOutcomeTally tally = claims.outcomes();
         return new Stats(identity.name(), tally.since(), tally.counts(), tx.inNewTransaction(queries::heldByNode));
     }

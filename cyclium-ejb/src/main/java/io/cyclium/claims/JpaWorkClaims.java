@@ -6,7 +6,7 @@ import static io.cyclium.claims.ClaimArguments.checkLimit;
 import static io.cyclium.claims.ClaimArguments.checkOwner;
 import static io.cyclium.claims.ClaimArguments.checkWorkType;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.DeadlockVictim;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;

@@ -1,5 +1,6 @@
 package io.cyclium.claims;
 
+
 import io.cyclium.telemetry.Telemetry;
 import java.util.Map;
 import java.util.Optional;
@@ -10,7 +11,7 @@ import java.util.logging.Logger;
 
 /**
  * The claim gate on real leases: acquire through {@link WorkClaims}, keep every held claim in one
- * table the node's {@link Heartbeat} renews in a single statement per tick, and tell a task its
+ * table the node's heartbeat renews in a single statement per tick, and tell a task its
  * claim is gone when the heartbeat finds it taken.
  *
  * <p>A key is marked pending before its acquire and until it is registered, so a heartbeat tick

@@ -1,6 +1,8 @@
 package io.cyclium.demo;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.telemetry.BackgroundPass;
+
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.actor.CycliumEvent;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.telemetry.Telemetry;
@@ -72,7 +74,7 @@ public class DemoLoad {
 
     @Timeout
     void tick() {
-        try {
+        BackgroundPass.run("demo_load", LOG, telemetry, () -> "Demo load tick failed; the next tick runs as usual", () -> {
             List<DemoResources.Resource> all = resources.all();
             if (all.isEmpty()) {
                 return;
@@ -82,9 +84,6 @@ public class DemoLoad {
             long version = resources.setUsage(r.id(), usage);
             host.publish(new CycliumEvent("resource.updated", r.id() + ":v" + version, Json.createObjectBuilder()
                     .add("resource", r.id()).add("kind", r.kind()).add("usage", usage).add("limit", r.limit()).build()));
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Demo load tick failed; the next tick runs as usual", e);
-            telemetry.count("demo_load_failed");
-        }
+        });
     }
 }

@@ -1,5 +1,7 @@
 package io.cyclium.demo;
 
+import io.cyclium.store.DatabaseVendor;
+
 import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
@@ -26,7 +28,7 @@ public class DemoResources {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     public List<Resource> all() {
         return tx.inNewTransaction(DemoResources::readAll);
@@ -59,15 +61,15 @@ public class DemoResources {
         c.put("usage_value", usage);
         c.put("limit_value", limit);
         c.put("version", 0);
-        c.put("updated_at", NativeSql.raw(schema.vendor().utcNow()));
-        tx.run(em -> UniqueInsert.insertNaturalKey(em, schema.vendor(), new NativeSql().insert("cyclium_demo_resources", c)));
+        c.put("updated_at", NativeSql.raw(vendor.utcNow()));
+        tx.run(em -> UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_demo_resources", c)));
     }
 
     /** Sets a resource's usage; returns the new version (the event id of the change). */
     public long setUsage(String id, int usage) {
         return tx.inNewTransaction(em -> {
             em.createNativeQuery("UPDATE cyclium_demo_resources SET usage_value = ?1, version = version + 1, updated_at = "
-                    + schema.vendor().utcNow() + " WHERE resource_id = ?2").setParameter(1, usage).setParameter(2, id)
+                    + vendor.utcNow() + " WHERE resource_id = ?2").setParameter(1, usage).setParameter(2, id)
                     .executeUpdate();
             return ((Number) em.createNativeQuery("SELECT version FROM cyclium_demo_resources WHERE resource_id = ?1")
                     .setParameter(1, id).getSingleResult()).longValue();

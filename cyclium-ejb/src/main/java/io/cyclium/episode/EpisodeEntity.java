@@ -1,5 +1,6 @@
 package io.cyclium.episode;
 
+
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -9,7 +10,7 @@ import java.time.LocalDateTime;
 /**
  * An episode row. The generated {@code active_dedupe_key} column (H2, MariaDB) is deliberately not
  * mapped: the database computes it and refuses writes to it. Never leaves the runtime: pages and
- * JSON bodies get {@link EpisodeView}.
+ * JSON bodies get view records.
  */
 @Entity
 @Table(name = "cyclium_episodes")

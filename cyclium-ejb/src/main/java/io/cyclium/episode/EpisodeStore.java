@@ -1,6 +1,8 @@
 package io.cyclium.episode;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.keys.EpisodeRef;
+
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;
@@ -19,6 +21,9 @@ import java.util.Optional;
  * UTC clock.
  */
 public class EpisodeStore {
+
+    /** The phase the drain stamps on a node's running episodes; the sweep restarts them at once. */
+    public static final String INTERRUPTED_PHASE = "interrupted";
 
     /** Journal details are capped so one chatty observation cannot bloat the table. */
     static final int MAX_DETAIL_CHARS = 65_536;
@@ -206,7 +211,7 @@ public class EpisodeStore {
      */
     public int restart(EntityManager em, String episodeId, EpisodeStatus from) {
         return new NativeSql().sql("UPDATE cyclium_episodes SET status = 'running', phase = '"
-                        + io.cyclium.recovery.RecoveryStore.INTERRUPTED + "', attempts = 0, turns_used = 0, cancel_requested = ")
+                        + EpisodeStore.INTERRUPTED_PHASE + "', attempts = 0, turns_used = 0, cancel_requested = ")
                 .value(Boolean.FALSE)
                 .sql(", error_class = NULL, error_detail = NULL, summary = NULL, finished_at = NULL, run_node = NULL,"
                         + " queued_at = NULL, updated_at = " + now() + " WHERE id = ").value(episodeId)

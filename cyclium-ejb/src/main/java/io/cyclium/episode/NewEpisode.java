@@ -1,5 +1,7 @@
 package io.cyclium.episode;
 
+import io.cyclium.keys.EpisodeRef;
+
 import java.util.Objects;
 
 /**

@@ -1,5 +1,7 @@
 package io.cyclium.finding;
 
+import io.cyclium.telemetry.BackgroundPass;
+
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -50,26 +52,20 @@ public class FindingExpirySweep {
     @Timeout
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void sweep() {
-        int cleared = 0;
-        try {
-            for (int batch = 0; batch < MAX_BATCHES_PER_TICK; batch++) {
-                int n = findings.expireDue(BATCH);
-                cleared += n;
-                for (int i = 0; i < n; i++) {
-                    telemetry.count("finding_expired");
-                }
-                if (n < BATCH) {
-                    break;
-                }
-            }
-            if (cleared > 0) {
-                int total = cleared;
-                LOG.fine(() -> "Cleared " + total + " expired findings");
-            }
-        } catch (Exception | LinkageError e) {
-            telemetry.count("finding_expiry_failed");
-            LOG.log(Level.WARNING, "Finding expiry sweep failed after clearing " + cleared
-                    + " findings in this tick; the next sweep runs in " + INTERVAL_MS / 1000 + " s", e);
-        }
+        int[] cleared = {0};
+        BackgroundPass.run("finding_expiry", LOG, telemetry, () -> "Finding expiry sweep failed after clearing " + cleared[0]
+                + " findings in this tick; the next sweep runs in " + INTERVAL_MS / 1000 + " s", () -> {
+                    for (int batch = 0; batch < MAX_BATCHES_PER_TICK; batch++) {
+                        int n = findings.expireDue(BATCH);
+                        cleared[0] += n;
+                        telemetry.count("finding_expired", n);
+                        if (n < BATCH) {
+                            break;
+                        }
+                    }
+                    if (cleared[0] > 0) {
+                        LOG.fine(() -> "Cleared " + cleared[0] + " expired findings");
+                    }
+                });
     }
 }

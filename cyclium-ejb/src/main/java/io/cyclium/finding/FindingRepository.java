@@ -1,7 +1,7 @@
 package io.cyclium.finding;
 
-import io.cyclium.episode.EpisodeRef;
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.keys.EpisodeRef;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;

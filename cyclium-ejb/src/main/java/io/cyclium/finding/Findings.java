@@ -1,7 +1,7 @@
 package io.cyclium.finding;
 
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.EpisodeRef;
 import io.cyclium.node.DbClock;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;

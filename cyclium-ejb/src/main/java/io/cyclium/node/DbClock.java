@@ -1,6 +1,6 @@
 package io.cyclium.node;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.schema.SchemaMigrator;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -21,10 +21,10 @@ public class DbClock {
     EntityManager em;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     public DatabaseVendor vendor() {
-        return schema.vendor();
+        return vendor;
     }
 
     /** SQL for "now" (UTC) on this database. */

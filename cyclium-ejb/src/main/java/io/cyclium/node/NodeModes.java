@@ -1,5 +1,7 @@
 package io.cyclium.node;
 
+import io.cyclium.store.DatabaseVendor;
+
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
 import io.cyclium.schema.SchemaMigrator;
@@ -37,7 +39,7 @@ public class NodeModes {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     private volatile NodeMode nodeMode;
     private final Map<String, NodeMode> overrides = new ConcurrentHashMap<>();
@@ -65,7 +67,7 @@ public class NodeModes {
         NodeMode before = nodeMode;
         nodeMode = mode;
         tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET mode = ").value(mode.wireName())
-                .sql(", last_seen = " + schema.vendor().utcNow() + " WHERE node_identity = ").value(identity.name())
+                .sql(", last_seen = " + vendor.utcNow() + " WHERE node_identity = ").value(identity.name())
                 .executeUpdate(em));
         LOG.info(() -> "Node " + identity.name() + " mode " + before.wireName() + " → " + mode.wireName());
     }

@@ -1,8 +1,8 @@
 package io.cyclium.output;
 
-import io.cyclium.actor.DedupeKeys;
-import io.cyclium.actor.trigger.CanonicalJson;
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.DedupeKeys;
+import io.cyclium.keys.CanonicalJson;
+import io.cyclium.keys.EpisodeRef;
 import java.util.Objects;
 
 /**

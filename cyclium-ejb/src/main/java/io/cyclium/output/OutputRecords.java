@@ -1,7 +1,7 @@
 package io.cyclium.output;
 
 import io.cyclium.output.OutputAdapter.Delivery;
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;

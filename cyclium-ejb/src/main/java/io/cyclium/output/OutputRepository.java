@@ -1,6 +1,6 @@
 package io.cyclium.output;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;

@@ -1,6 +1,6 @@
 package io.cyclium.output;
 
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.EpisodeRef;
 import io.cyclium.output.OutputAdapter.Delivery;
 import io.cyclium.output.OutputRepository.RetryClaim;
 import io.cyclium.store.Tx;

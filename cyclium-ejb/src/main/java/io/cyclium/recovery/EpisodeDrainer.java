@@ -1,10 +1,12 @@
 package io.cyclium.recovery;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.store.DatabaseVendor;
+
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.claims.ClaimGateProducer;
 import io.cyclium.claims.LeasedClaimGate;
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.episode.RunControl;
+import io.cyclium.execution.RunControl;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.UniqueViolation;
@@ -71,7 +73,7 @@ public class EpisodeDrainer {
     NodeIdentity identity;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     Telemetry telemetry;
@@ -81,7 +83,7 @@ public class EpisodeDrainer {
 
     @PostConstruct
     void start() {
-        store = new RecoveryStore(schema.vendor());
+        store = new RecoveryStore(vendor);
         node = identity.name();
         // Touch the lazily created gate now: during shutdown is no time to build it.
         gates.claimGate();

@@ -5,6 +5,6 @@ public record Orphan(String id, String actorId, String expectationId, String ded
         String phase, String sourceStack, String sourceEnv, String workflowInstanceId, String workflowStepId) {
 
     public String claimKey() {
-        return io.cyclium.episode.EpisodeClaimKey.of(dedupeKey, id);
+        return io.cyclium.keys.EpisodeClaimKey.of(dedupeKey, id);
     }
 }

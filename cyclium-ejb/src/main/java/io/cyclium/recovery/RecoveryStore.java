@@ -1,7 +1,9 @@
 package io.cyclium.recovery;
 
+import io.cyclium.episode.EpisodeStore;
+
 import io.cyclium.episode.StepKind;
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
 import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
@@ -14,7 +16,7 @@ import java.util.List;
  */
 public class RecoveryStore {
 
-    public static final String INTERRUPTED = "interrupted";
+    public static final String INTERRUPTED = EpisodeStore.INTERRUPTED_PHASE;
     public static final String RECOVERING = "recovering";
 
     private final DatabaseVendor vendor;

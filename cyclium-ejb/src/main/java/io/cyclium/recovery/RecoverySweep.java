@@ -1,6 +1,10 @@
 package io.cyclium.recovery;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.store.DatabaseVendor;
+
+import io.cyclium.telemetry.BackgroundPass;
+
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.actor.RecoveryPolicy;
 import io.cyclium.claims.ClaimGate;
@@ -63,7 +67,7 @@ public class RecoverySweep {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     ActorHost host;
@@ -87,7 +91,7 @@ public class RecoverySweep {
 
     @PostConstruct
     void start() {
-        store = new RecoveryStore(schema.vendor());
+        store = new RecoveryStore(vendor);
         if (config.mode() != NodeMode.FULL) {
             LOG.info(() -> "Recovery sweep off: node mode is " + config.mode().wireName());
             return;
@@ -98,16 +102,13 @@ public class RecoverySweep {
 
     @Timeout
     void onTimer() {
-        try {
-            SweepReport r = sweep(SweepScope.of(config.stackSlug(), config.env()));
-            if (r.found() > 0) {
-                LOG.info(() -> "Recovery sweep on " + identity.name() + ": " + r);
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Recovery sweep on " + identity.name() + " failed; the next one runs in "
-                    + config.recoveryInterval().toMillis() + " ms", e);
-            telemetry.count("recovery_sweep_failed");
-        }
+        BackgroundPass.run("recovery_sweep", LOG, telemetry, () -> "Recovery sweep on " + identity.name()
+                + " failed; the next one runs in " + config.recoveryInterval().toMillis() + " ms", () -> {
+                    SweepReport r = sweep(SweepScope.of(config.stackSlug(), config.env()));
+                    if (r.found() > 0) {
+                        LOG.info(() -> "Recovery sweep on " + identity.name() + ": " + r);
+                    }
+                });
     }
 
     /** One sweep over the given scope (also the API's "run the sweep now"). */

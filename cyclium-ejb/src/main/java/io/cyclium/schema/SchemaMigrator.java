@@ -1,5 +1,7 @@
 package io.cyclium.schema;
 
+import io.cyclium.store.DatabaseVendor;
+
 import io.cyclium.config.CycliumConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;

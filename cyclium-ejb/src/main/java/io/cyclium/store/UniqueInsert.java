@@ -1,6 +1,5 @@
 package io.cyclium.store;
 
-import io.cyclium.schema.DatabaseVendor;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import java.sql.Connection;

@@ -54,6 +54,19 @@ public class MetricsTelemetry implements Telemetry {
     }
 
     @Override
+    public void count(String name, long n, String... tags) {
+        MetricRegistry r = registry;
+        if (r == null || n <= 0) {
+            return;
+        }
+        try {
+            r.counter("cyclium_" + name, tags(tags)).inc(n);
+        } catch (RuntimeException e) {
+            warnOnce(name, e);
+        }
+    }
+
+    @Override
     public void time(String name, Duration duration, String... tags) {
         MetricRegistry r = registry;
         if (r == null) {

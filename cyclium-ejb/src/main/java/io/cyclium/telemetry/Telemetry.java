@@ -11,6 +11,13 @@ public interface Telemetry {
 
     void count(String name, String... tags);
 
+    /** Adds {@code n} at once (a batch that cleared or dispatched several); nothing when n is 0 or less. */
+    default void count(String name, long n, String... tags) {
+        for (long i = 0; i < n; i++) {
+            count(name, tags);
+        }
+    }
+
     void time(String name, Duration duration, String... tags);
 
     Telemetry NOOP = new Telemetry() {

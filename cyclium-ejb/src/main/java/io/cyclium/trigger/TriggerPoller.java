@@ -1,6 +1,12 @@
 package io.cyclium.trigger;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.store.DatabaseVendor;
+
+import io.cyclium.telemetry.BackgroundPass;
+
+import io.cyclium.episode.TriggerRequestStore;
+
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.config.CycliumConfig;
@@ -54,7 +60,7 @@ public class TriggerPoller {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     ActorHost host;
@@ -72,7 +78,7 @@ public class TriggerPoller {
 
     @PostConstruct
     void start() {
-        store = new TriggerRequestStore(schema.vendor());
+        store = new TriggerRequestStore(vendor);
         long interval = config.triggerPollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("cyclium-trigger-poll", false));
     }
@@ -82,13 +88,8 @@ public class TriggerPoller {
         if (modes.nodeMode() != NodeMode.FULL || host.draining()) {
             return;
         }
-        try {
-            poll();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Trigger poll on " + identity.name() + " failed; the next one runs in "
-                    + config.triggerPollInterval().toMillis() + " ms", e);
-            telemetry.count("trigger_poll_failed");
-        }
+        BackgroundPass.run("trigger_poll", LOG, telemetry, () -> "Trigger poll on " + identity.name()
+                + " failed; the next one runs in " + config.triggerPollInterval().toMillis() + " ms", this::poll);
     }
 
     private void releaseQuietly(TriggerRequestStore.Request r) {

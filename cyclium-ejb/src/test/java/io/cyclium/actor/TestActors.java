@@ -1,8 +1,7 @@
 package io.cyclium.actor;
 
-import io.cyclium.actor.trigger.CronSchedule;
-import io.cyclium.actor.trigger.PayloadFilter;
-import io.cyclium.actor.trigger.ScheduleBuckets;
+import io.cyclium.timing.CronSchedule;
+import io.cyclium.timing.ScheduleBuckets;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.Step;
 import io.cyclium.episode.StepContext;
@@ -15,12 +14,12 @@ import java.util.List;
 import java.util.Optional;
 
 /** Builds validated actor definitions in code, with the annotations' defaults, for runtime tests. */
-final class TestActors {
+public final class TestActors {
 
     private TestActors() {
     }
 
-    static ActorDefinition actor(String id, Overflow overflow, ExpectationBuilder... expectations) {
+    public static ActorDefinition actor(String id, Overflow overflow, ExpectationBuilder... expectations) {
         List<ExpectationDefinition> built = new ArrayList<>();
         for (ExpectationBuilder e : expectations) {
             built.add(e.build(id));
@@ -28,12 +27,12 @@ final class TestActors {
         return new ActorDefinition(id, TestActors.class, 0, overflow, new LinkedHashSet<>(), null, List.copyOf(built));
     }
 
-    static ExpectationBuilder expectation(String id) {
+    public static ExpectationBuilder expectation(String id) {
         return new ExpectationBuilder(id);
     }
 
     /** A strategy class for definitions; runtime tests never run it. */
-    static final class IdleStrategy implements Strategy<Object> {
+    public static final class IdleStrategy implements Strategy<Object> {
         @Override
         public Class<Object> stateType() {
             return Object.class;
@@ -50,7 +49,7 @@ final class TestActors {
         }
     }
 
-    static final class ExpectationBuilder {
+    public static final class ExpectationBuilder {
         private final String id;
         private final List<EventTrigger> events = new ArrayList<>();
         private Optional<ScheduleBuckets> every = Optional.empty();
@@ -65,40 +64,40 @@ final class TestActors {
             this.id = id;
         }
 
-        ExpectationBuilder on(String type, String... filter) {
+        public ExpectationBuilder on(String type, String... filter) {
             events.add(new EventTrigger(type, PayloadFilter.parse(filter)));
             return this;
         }
 
-        ExpectationBuilder every(Duration interval) {
+        public ExpectationBuilder every(Duration interval) {
             every = Optional.of(ScheduleBuckets.every(interval));
             return this;
         }
 
-        ExpectationBuilder cron(String spec) {
+        public ExpectationBuilder cron(String spec) {
             cron = Optional.of(CronSchedule.parse(spec));
             return this;
         }
 
-        ExpectationBuilder debounce(Duration window, String subjectKey) {
+        public ExpectationBuilder debounce(Duration window, String subjectKey) {
             this.debounce = window;
             this.subjectKey = subjectKey;
             return this;
         }
 
-        ExpectationBuilder cooldown(Duration gap, String subjectKey) {
+        public ExpectationBuilder cooldown(Duration gap, String subjectKey) {
             this.cooldown = gap;
             this.subjectKey = subjectKey;
             return this;
         }
 
-        ExpectationBuilder breaker(int threshold, Duration halfOpenAfter) {
+        public ExpectationBuilder breaker(int threshold, Duration halfOpenAfter) {
             this.breakerThreshold = threshold;
             this.breakerHalfOpenAfter = halfOpenAfter;
             return this;
         }
 
-        ExpectationDefinition build(String actorId) {
+        public ExpectationDefinition build(String actorId) {
             return new ExpectationDefinition(actorId, id, IdleStrategy.class, List.copyOf(events), every, cron, true,
                     debounce, cooldown, subjectKey, RecoveryPolicy.FAIL, 3, new Budget(50, Duration.ofMinutes(2)),
                     breakerThreshold, breakerHalfOpenAfter, null);

@@ -1,10 +1,10 @@
 package io.cyclium.bench;
 
-import io.cyclium.episode.EpisodeCursor;
-import io.cyclium.episode.EpisodeFilter;
-import io.cyclium.episode.EpisodeListing;
-import io.cyclium.episode.EpisodeThroughput;
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.operations.EpisodeCursor;
+import io.cyclium.operations.EpisodeFilter;
+import io.cyclium.operations.EpisodeListing;
+import io.cyclium.operations.EpisodeThroughput;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import java.sql.Connection;

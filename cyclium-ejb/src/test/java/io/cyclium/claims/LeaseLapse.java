@@ -1,6 +1,6 @@
 package io.cyclium.claims;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 
 /**

@@ -3,7 +3,7 @@ package io.cyclium.finding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.EpisodeRef;
 import io.cyclium.finding.FindingOutcome.Kind;
 import io.cyclium.testing.Concurrently;
 import io.cyclium.testing.TestDatabase.Vendor;

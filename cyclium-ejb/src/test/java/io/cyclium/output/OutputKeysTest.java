@@ -3,7 +3,7 @@ package io.cyclium.output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.EpisodeRef;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.DisplayNameGeneration;
@@ -46,7 +46,7 @@ class OutputKeysTest {
         String key = OutputKeys.effective(OutputProposal.of("log", "alert", PAYLOAD), manual, "rc");
 
         assertThat(key).isEqualTo(OutputKeys.derived(manual, "log", "alert"))
-                .isEqualTo("out:" + io.cyclium.actor.trigger.CanonicalJson.sha256Hex("ep-1|log|alert"))
+                .isEqualTo("out:" + io.cyclium.keys.CanonicalJson.sha256Hex("ep-1|log|alert"))
                 .doesNotEndWith(":rc");
     }
 

@@ -3,7 +3,7 @@ package io.cyclium.output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.EpisodeRef;
 import io.cyclium.output.OutputOutcome.Kind;
 import io.cyclium.testing.Concurrently;
 import io.cyclium.testing.RecordingTelemetry;

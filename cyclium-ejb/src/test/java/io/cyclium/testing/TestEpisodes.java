@@ -1,6 +1,6 @@
 package io.cyclium.testing;
 
-import io.cyclium.episode.EpisodeRef;
+import io.cyclium.keys.EpisodeRef;
 import io.cyclium.store.NativeSql;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.cyclium.testing;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;

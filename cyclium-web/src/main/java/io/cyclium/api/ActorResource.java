@@ -1,7 +1,7 @@
 package io.cyclium.api;
 
-import io.cyclium.actor.ActorHost;
-import io.cyclium.actor.ActorView;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.ActorView;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;

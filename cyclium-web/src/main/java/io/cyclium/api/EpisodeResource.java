@@ -1,14 +1,14 @@
 package io.cyclium.api;
 
-import io.cyclium.actor.ActorRuntime;
-import io.cyclium.actor.FireResult;
+import io.cyclium.runtime.ActorRuntime;
+import io.cyclium.runtime.FireResult;
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.episode.EpisodeDetail;
-import io.cyclium.episode.EpisodeFilter;
-import io.cyclium.episode.EpisodeListing;
-import io.cyclium.episode.EpisodePage;
-import io.cyclium.episode.EpisodeService;
-import io.cyclium.episode.EpisodeView;
+import io.cyclium.operations.EpisodeDetail;
+import io.cyclium.operations.EpisodeFilter;
+import io.cyclium.operations.EpisodeListing;
+import io.cyclium.operations.EpisodePage;
+import io.cyclium.operations.EpisodeService;
+import io.cyclium.operations.EpisodeView;
 import io.cyclium.problem.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

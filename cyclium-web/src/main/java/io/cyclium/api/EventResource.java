@@ -1,6 +1,6 @@
 package io.cyclium.api;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.actor.CycliumEvent;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

@@ -1,6 +1,6 @@
 package io.cyclium.api;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.config.NodeMode;
 import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;

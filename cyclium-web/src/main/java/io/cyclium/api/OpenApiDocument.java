@@ -1,17 +1,17 @@
 package io.cyclium.api;
 
-import io.cyclium.actor.ActorView;
-import io.cyclium.episode.CheckpointView;
-import io.cyclium.episode.EpisodeDetail;
-import io.cyclium.episode.EpisodeView;
-import io.cyclium.episode.StepView;
+import io.cyclium.runtime.ActorView;
+import io.cyclium.operations.CheckpointView;
+import io.cyclium.operations.EpisodeDetail;
+import io.cyclium.operations.EpisodeView;
+import io.cyclium.operations.StepView;
 import io.cyclium.finding.FindingView;
 import io.cyclium.node.NodeModes;
 import io.cyclium.node.NodeView;
 import io.cyclium.output.OutputOutcome;
 import io.cyclium.output.OutputView;
 import io.cyclium.recovery.SweepReport;
-import io.cyclium.trigger.TriggerRequestStore;
+import io.cyclium.episode.TriggerRequestStore;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -61,8 +61,8 @@ public final class OpenApiDocument {
         r.put(io.cyclium.claims.ClaimQueries.ClaimRow.class, "Claim");
         r.put(io.cyclium.claims.ClaimQueries.HeldByNode.class, "ClaimsHeldByNode");
         r.put(io.cyclium.claims.ClaimReader.Stats.class, "ClaimStats");
-        r.put(io.cyclium.episode.EpisodeThroughput.Window.class, "Throughput");
-        r.put(io.cyclium.episode.EpisodeThroughput.Minute.class, "ThroughputMinute");
+        r.put(io.cyclium.operations.EpisodeThroughput.Window.class, "Throughput");
+        r.put(io.cyclium.operations.EpisodeThroughput.Minute.class, "ThroughputMinute");
         return Map.copyOf(r);
     }
 

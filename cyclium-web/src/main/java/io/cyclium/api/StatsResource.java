@@ -1,8 +1,8 @@
 package io.cyclium.api;
 
 import io.cyclium.claims.ClaimReader;
-import io.cyclium.episode.EpisodeQueries;
-import io.cyclium.episode.EpisodeThroughput;
+import io.cyclium.operations.EpisodeQueries;
+import io.cyclium.operations.EpisodeThroughput;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

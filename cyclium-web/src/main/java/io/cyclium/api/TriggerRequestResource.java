@@ -1,9 +1,10 @@
 package io.cyclium.api;
 
+
+import io.cyclium.operations.TriggerRequests;
 import io.cyclium.problem.Problem;
 import io.cyclium.schema.SchemaMigrator;
-import io.cyclium.store.Tx;
-import io.cyclium.trigger.TriggerRequestStore;
+import io.cyclium.episode.TriggerRequestStore;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -12,7 +13,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
-import java.util.Set;
 
 /** {@code GET /cyclium/api/trigger-requests?status=&limit=}: deferred triggers, newest first. */
 @Path("trigger-requests")
@@ -20,23 +20,17 @@ import java.util.Set;
 @Produces(MediaType.APPLICATION_JSON)
 public class TriggerRequestResource {
 
-    public static final Set<String> STATUSES = Set.of("pending", "claimed", "completed", "expired");
-
     @Inject
-    Tx tx;
-
-    @Inject
-    SchemaMigrator schema;
+    TriggerRequests requests;
 
     @GET
     public List<TriggerRequestStore.Request> list(@QueryParam("status") String status, @QueryParam("limit") String limit) {
         String s = status == null || status.isBlank() ? null : status.trim();
-        if (s != null && !STATUSES.contains(s)) {
+        if (s != null && !TriggerRequests.STATUSES.contains(s)) {
             throw Problem.invalid("status", "status \"" + (s.length() > 40 ? s.substring(0, 40) + "…" : s) + "\" is not one of "
-                    + new java.util.TreeSet<>(STATUSES));
+                    + new java.util.TreeSet<>(TriggerRequests.STATUSES));
         }
         int n = PageLimit.parse(limit);
-        TriggerRequestStore store = new TriggerRequestStore(schema.vendor());
-        return tx.inNewTransaction(em -> store.recent(em, s, n));
+        return requests.recent(s, n);
     }
 }

@@ -1,11 +1,11 @@
 package io.cyclium.console;
 
-import io.cyclium.actor.ActorHost;
-import io.cyclium.actor.ActorView;
-import io.cyclium.actor.FireResult;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.ActorView;
+import io.cyclium.runtime.FireResult;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
-import io.cyclium.episode.EpisodeService;
+import io.cyclium.operations.EpisodeService;
 import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
 import io.cyclium.recovery.RecoverySweep;

@@ -1,10 +1,10 @@
 package io.cyclium.console;
 
 import io.cyclium.store.JsonText;
-import io.cyclium.episode.EpisodeDetail;
-import io.cyclium.episode.EpisodeService;
+import io.cyclium.operations.EpisodeDetail;
+import io.cyclium.operations.EpisodeService;
 import io.cyclium.episode.StepKind;
-import io.cyclium.episode.StepView;
+import io.cyclium.operations.StepView;
 import io.cyclium.output.OutputOutcome;
 import io.cyclium.output.Outputs;
 import io.cyclium.problem.Problem;

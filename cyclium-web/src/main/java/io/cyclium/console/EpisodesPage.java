@@ -1,11 +1,11 @@
 package io.cyclium.console;
 
-import io.cyclium.episode.EpisodeFilter;
-import io.cyclium.episode.EpisodeListing;
-import io.cyclium.episode.EpisodePage;
-import io.cyclium.episode.EpisodeService;
+import io.cyclium.operations.EpisodeFilter;
+import io.cyclium.operations.EpisodeListing;
+import io.cyclium.operations.EpisodePage;
+import io.cyclium.operations.EpisodeService;
 import io.cyclium.episode.EpisodeStatus;
-import io.cyclium.episode.EpisodeView;
+import io.cyclium.operations.EpisodeView;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.faces.view.ViewScoped;

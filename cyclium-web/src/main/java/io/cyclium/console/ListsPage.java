@@ -1,11 +1,13 @@
 package io.cyclium.console;
 
+import io.cyclium.operations.TriggerRequests;
+
+
 import io.cyclium.finding.FindingRepository;
 import io.cyclium.finding.FindingView;
 import io.cyclium.finding.Findings;
 import io.cyclium.schema.SchemaMigrator;
-import io.cyclium.store.Tx;
-import io.cyclium.trigger.TriggerRequestStore;
+import io.cyclium.episode.TriggerRequestStore;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -22,10 +24,7 @@ public class ListsPage {
     Findings findings;
 
     @Inject
-    Tx tx;
-
-    @Inject
-    SchemaMigrator schema;
+    TriggerRequests requests;
 
     private String findingStatus = "active";
     private String requestStatus;
@@ -41,13 +40,12 @@ public class ListsPage {
     }
 
     public List<TriggerRequestStore.Request> getTriggerRequests() {
-        String status = requestStatus != null && io.cyclium.api.TriggerRequestResource.STATUSES.contains(requestStatus) ? requestStatus : null;
-        TriggerRequestStore store = new TriggerRequestStore(schema.vendor());
-        return tx.inNewTransaction(em -> store.recent(em, status, ROWS));
+        String status = requestStatus != null && TriggerRequests.STATUSES.contains(requestStatus) ? requestStatus : null;
+        return requests.recent(status, ROWS);
     }
 
     public List<String> getRequestStatuses() {
-        return List.copyOf(new java.util.TreeSet<>(io.cyclium.api.TriggerRequestResource.STATUSES));
+        return List.copyOf(new java.util.TreeSet<>(TriggerRequests.STATUSES));
     }
 
     public String getFindingStatus() {

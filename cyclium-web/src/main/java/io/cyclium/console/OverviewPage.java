@@ -1,9 +1,9 @@
 package io.cyclium.console;
 
 import io.cyclium.claims.ClaimReader;
-import io.cyclium.episode.EpisodeQueries;
-import io.cyclium.episode.EpisodeThroughput;
-import io.cyclium.episode.EpisodeView;
+import io.cyclium.operations.EpisodeQueries;
+import io.cyclium.operations.EpisodeThroughput;
+import io.cyclium.operations.EpisodeView;
 import io.cyclium.finding.FindingQueries;
 import io.cyclium.finding.FindingView;
 import io.cyclium.node.NodeIdentity;

@@ -1,6 +1,6 @@
 package io.cyclium.console;
 
-import io.cyclium.episode.EpisodeThroughput;
+import io.cyclium.operations.EpisodeThroughput;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;

@@ -3,13 +3,13 @@ package io.cyclium.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cyclium.actor.ActorHost;
+import io.cyclium.runtime.ActorHost;
 import io.cyclium.actor.CycliumEvent;
-import io.cyclium.actor.FireResult;
-import io.cyclium.episode.EpisodeDetail;
-import io.cyclium.episode.EpisodeService;
-import io.cyclium.episode.EpisodeView;
-import io.cyclium.episode.StepView;
+import io.cyclium.runtime.FireResult;
+import io.cyclium.operations.EpisodeDetail;
+import io.cyclium.operations.EpisodeService;
+import io.cyclium.operations.EpisodeView;
+import io.cyclium.operations.StepView;
 import io.cyclium.finding.Findings;
 import io.cyclium.finding.FindingView;
 import io.cyclium.it.actors.CountingAdapter;
@@ -569,7 +569,7 @@ class EpisodesIT implements CommandLineClientTests {
             tx.run(em -> new io.cyclium.store.NativeSql().insert("cyclium_trigger_requests", c).executeUpdate(em));
         }
         // the poller serves the unset env by default; these are in "expiry-test", so nothing runs them
-        io.cyclium.trigger.TriggerRequestStore store = new io.cyclium.trigger.TriggerRequestStore(schema.vendor());
+        io.cyclium.episode.TriggerRequestStore store = new io.cyclium.episode.TriggerRequestStore(schema.vendor());
         int expired = tx.inNewTransaction(em -> store.expire(em, 3600, "expiry-test"));
         assertThat(expired).isEqualTo(1);
         java.util.Map<String, String> status = new java.util.HashMap<>();

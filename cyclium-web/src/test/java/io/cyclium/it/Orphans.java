@@ -1,6 +1,6 @@
 package io.cyclium.it;
 
-import io.cyclium.schema.DatabaseVendor;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import java.util.LinkedHashMap;

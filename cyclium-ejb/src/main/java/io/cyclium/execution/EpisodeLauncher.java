@@ -1,0 +1,48 @@
+package io.cyclium.execution;
+
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.episode.NewEpisode;
+import io.cyclium.episode.RunSnapshot;
+
+/**
+ * The side of an actor's runtime that touches the database and the executor: the actor runtime
+ * decides (slots, queue, breaker), a launcher does. {@link LocalRunner} is the container's.
+ */
+public interface EpisodeLauncher {
+
+    /** Inserts the row; false when the dedupe key is taken. */
+    boolean insert(NewEpisode episode);
+
+    /** Starts a task for the episode on this node. */
+    void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, Runnable exited);
+
+    /** Cancels a queued episode that never started (shed_oldest). */
+    void cancelQueued(String episodeId);
+
+    /**
+     * Records that this node holds the episode in its queue (run_node, queued_at), so the
+     * heartbeat vouches for it and the sweep does not mistake a wait for a slot for a death.
+     */
+    default void markQueued(String episodeId) {
+    }
+
+    /**
+     * Trigger-only: inserts the episode row (so UIs see it) and a trigger request for a full
+     * node, in one transaction; false when the dedupe key is taken.
+     */
+    default boolean defer(NewEpisode episode) {
+        throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
+    }
+
+    /**
+     * Gives up a lease handed over with an episode that will not run with it (already queued or
+     * running here, or the executor refused it). Left held, the heartbeat would renew it for
+     * ever and no node could recover the episode.
+     */
+    void releaseClaim(HeldClaim claim, String why);
+
+    /** Trigger-only: asks a full node to run an existing episode (e.g. after an approval). */
+    default void deferExisting(String episodeId, String actorId, String expectationId, boolean resume) {
+        throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
+    }
+}

@@ -1,0 +1,134 @@
+package io.cyclium.execution;
+
+import io.cyclium.episode.EpisodeEntity;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.NewEpisode;
+import io.cyclium.episode.RunSnapshot;
+import io.cyclium.episode.StepKind;
+
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.store.Tx;
+import io.cyclium.episode.TriggerRequestStore;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Runs episodes on this node's executor (the container's ManagedExecutorService) and knows which
+ * ones are running here, so a cancel or a drain can reach them between steps.
+ */
+public final class LocalRunner implements EpisodeLauncher {
+
+    private static final Logger LOG = Logger.getLogger(LocalRunner.class.getName());
+
+    private final EpisodeTask.Environment env;
+    private final ExecutorService executor;
+    private final TriggerRequestStore requests;
+    private final Map<String, RunControl> running = new ConcurrentHashMap<>();
+
+    public LocalRunner(EpisodeTask.Environment env, ExecutorService executor, TriggerRequestStore requests) {
+        this.env = env;
+        this.executor = executor;
+        this.requests = requests;
+    }
+
+    public EpisodeTask.Environment environment() {
+        return env;
+    }
+
+    @Override
+    public boolean insert(NewEpisode episode) {
+        return env.tx().inNewTransaction(em -> env.store().insert(em, episode));
+    }
+
+    @Override
+    public void markQueued(String episodeId) {
+        env.tx().inNewTransaction(em -> env.store().markQueued(em, episodeId, env.node()));
+    }
+
+    /** The episode row and its trigger request in one transaction: both or neither. */
+    @Override
+    public boolean defer(NewEpisode episode) {
+        return env.tx().inNewTransaction(em -> {
+            if (!env.store().insert(em, episode)) {
+                return false;
+            }
+            requests.insert(em, java.util.UUID.randomUUID().toString(), episode.id(), episode.actorId(),
+                    episode.expectationId(), env.node(), episode.sourceStack(), episode.sourceEnv(), false);
+            return true;
+        });
+    }
+
+    @Override
+    public void deferExisting(String episodeId, String actorId, String expectationId, boolean resume) {
+        env.tx().run(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, episodeId);
+            requests.insert(em, java.util.UUID.randomUUID().toString(), episodeId, actorId, expectationId, env.node(),
+                    e == null ? null : e.sourceStack, e == null ? null : e.sourceEnv, resume);
+        });
+    }
+
+    @Override
+    public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, Runnable exited) {
+        RunControl control = new RunControl(episodeId);
+        // visible to the heartbeat's audit from now on, before the task thread even starts
+        control.claim(handedClaim);
+        if (running.putIfAbsent(episodeId, control) != null) {
+            // Already running here (a duplicate resume): the slot reserved for it is given back,
+            // and a lease handed with it too (the running task holds or takes its own).
+            if (handedClaim != null) {
+                releaseClaim(handedClaim, "episode " + episodeId + " is already running on " + env.node());
+            }
+            exited.run();
+            return;
+        }
+        Consumer<EpisodeTask.Outcome> onExit = outcome -> {
+            running.remove(episodeId, control);
+            exited.run();
+        };
+        try {
+            executor.submit(new EpisodeTask(env, episodeId, given, resume, handedClaim, control, onExit));
+        } catch (RejectedExecutionException e) {
+            running.remove(episodeId, control);
+            LOG.log(Level.WARNING, "The executor refused episode " + episodeId + " (shutting down?); recovery will restart it", e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void releaseClaim(HeldClaim claim, String why) {
+        LOG.info(() -> "Releasing " + claim + ": " + why);
+        env.claims().fail(claim, why);
+    }
+
+    @Override
+    public void cancelQueued(String episodeId) {
+        Tx tx = env.tx();
+        Optional<EpisodeEntity> row = tx.inNewTransaction(em -> {
+            if (env.store().cancelIdle(em, episodeId, true) == 0) {
+                return Optional.<EpisodeEntity>empty();
+            }
+            int no = env.store().nextStepNo(em, episodeId);
+            env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(),
+                    jakarta.json.Json.createObjectBuilder().add("errorClass", "canceled").add("reason", "shed_oldest").build(),
+                    "canceled", null, null);
+            return env.store().find(em, episodeId);
+        });
+        row.ifPresent(e -> env.finished().accept(new EpisodeFinished(e.id, e.actorId, e.expectationId, "canceled",
+                "canceled", e.workflowInstanceId, e.workflowStepId)));
+    }
+
+    public Optional<RunControl> control(String episodeId) {
+        return Optional.ofNullable(running.get(episodeId));
+    }
+
+    public Collection<RunControl> running() {
+        return running.values();
+    }
+}

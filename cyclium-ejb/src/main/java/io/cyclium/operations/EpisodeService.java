@@ -1,0 +1,332 @@
+package io.cyclium.operations;
+
+import io.cyclium.store.DatabaseVendor;
+
+import io.cyclium.episode.CheckpointEntity;
+import io.cyclium.episode.EpisodeEntity;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStatus;
+import io.cyclium.episode.EpisodeStepEntity;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.StepKind;
+import io.cyclium.episode.TriggerInfo;
+import io.cyclium.execution.RunControl;
+import io.cyclium.keys.EpisodeClaimKey;
+
+import io.cyclium.actor.ActorDefinition;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.ActorRuntime;
+import io.cyclium.keys.DedupeKeys;
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.runtime.FireResult;
+import io.cyclium.claims.ClaimQueries;
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.finding.FindingEntity;
+import io.cyclium.finding.FindingView;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.output.OutputEntity;
+import io.cyclium.output.OutputView;
+import io.cyclium.problem.Problem;
+import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.JsonText;
+import io.cyclium.store.Tx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * What operators and host code do to episodes: start one by hand, cancel, approve or deny a plan,
+ * read one with its journal, list them. Returns views; failures are {@link Problem}s.
+ */
+@ApplicationScoped
+public class EpisodeService {
+
+    private static final Pattern ID = Pattern.compile("[0-9a-fA-F-]{36}");
+
+    @Inject
+    ActorHost host;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+
+    @Inject
+    Event<EpisodeFinished> finished;
+
+    @Inject
+    DatabaseVendor vendor;
+
+    private EpisodeStore store() {
+        return host.store();
+    }
+
+    /** Starts an episode by hand. With an idempotency key, a second start with the same key is a duplicate. */
+    public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey) {
+        return startManual(actorId, expectationId, payload, idempotencyKey, null);
+    }
+
+    /**
+     * Starts an episode by hand, optionally stamped for another stack/env than this node's (a
+     * per-call override: seed another world from any node; it runs here).
+     */
+    public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey,
+            ActorRuntime.Scope scope) {
+        if (actorId == null || actorId.isBlank()) {
+            throw Problem.invalid("actor", "actor is required");
+        }
+        if (expectationId == null || expectationId.isBlank()) {
+            throw Problem.invalid("expectation", "expectation is required");
+        }
+        ActorDefinition def = host.definition(actorId)
+                .orElseThrow(() -> Problem.invalid("actor", "no actor \"" + actorId + "\" is deployed"));
+        ExpectationDefinition exp = def.expectation(expectationId)
+                .orElseThrow(() -> Problem.invalid("expectation", "actor \"" + actorId + "\" has no expectation \""
+                        + expectationId + "\""));
+        if (!exp.manual()) {
+            throw Problem.conflict(exp.qualifiedId() + " does not allow manual starts");
+        }
+        ActorRuntime rt = host.runtime(actorId).orElseThrow(() -> Problem.conflict("actor \"" + actorId
+                + "\" does not run on this node: " + host.notRunning().getOrDefault(actorId, "not started")));
+        String env = scope == null ? config.env() : scope.env();
+        String key = null;
+        if (idempotencyKey != null && !idempotencyKey.isBlank()) {
+            key = DedupeKeys.withEnv(DedupeKeys.manual(actorId, expectationId, idempotencyKey), env);
+        }
+        TriggerInfo trigger = new TriggerInfo(TriggerInfo.MANUAL, null, idempotencyKey, payload, null);
+        return rt.fire(exp, trigger, key, true, null, null, scope);
+    }
+
+    public EpisodeDetail detail(String episodeId) {
+        String id = checkId(episodeId);
+        return tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            List<StepView> steps = em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id ORDER BY s.stepNo",
+                    EpisodeStepEntity.class).setParameter("id", id).setMaxResults(2_000).getResultList().stream()
+                    .map(StepView::of).toList();
+            List<CheckpointView> cps = em.createQuery("SELECT c FROM CheckpointEntity c WHERE c.episodeId = :id"
+                    + " ORDER BY c.checkpointNo", CheckpointEntity.class).setParameter("id", id).getResultList().stream()
+                    .map(CheckpointView::of).toList();
+            List<OutputView> outputs = em.createQuery("SELECT o FROM OutputEntity o WHERE o.episodeId = :id ORDER BY o.createdAt",
+                    OutputEntity.class).setParameter("id", id).getResultList().stream().map(OutputView::of).toList();
+            List<FindingView> findings = em.createQuery("SELECT f FROM FindingEntity f WHERE f.raisedByEpisodeId = :id"
+                    + " OR f.clearedByEpisodeId = :id ORDER BY f.updatedAt", FindingEntity.class).setParameter("id", id)
+                    .setMaxResults(500).getResultList().stream().map(FindingView::of).toList();
+            ClaimQueries.ClaimRow claim = new ClaimQueries(vendor).find(em, EpisodeClaimKey.of(e.dedupeKey, e.id))
+                    .orElse(null);
+            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim);
+        });
+    }
+
+    /** Newest first, at most {@link EpisodeListing#MAX_PAGE}; every filter is optional; the status must be a known one. */
+    public List<EpisodeView> list(String actorId, String expectationId, String status, int limit) {
+        return page(new EpisodeFilter(actorId, expectationId, status, null, null, null, null), null, limit).episodes();
+    }
+
+    /**
+     * One page of the newest-first list after {@code cursor} (a {@link EpisodePage#nextCursor()};
+     * null or blank: the first page). {@code limit} is capped at {@link EpisodeListing#MAX_PAGE};
+     * below 1 it is a 400 naming {@code limit}.
+     */
+    public EpisodePage page(EpisodeFilter filter, String cursor, int limit) {
+        if (limit < 1) {
+            throw Problem.invalid("limit", "limit must be at least 1, was " + limit);
+        }
+        EpisodeCursor after = EpisodeCursor.decode(cursor);
+        EpisodeListing listing = new EpisodeListing(vendor);
+        return tx.inNewTransaction(em -> listing.page(em, filter, after, limit));
+    }
+
+    /**
+     * Cancels: a blocked or locally queued episode at once; a running one at its next step
+     * boundary (the flag is stored, and a task on this node is told directly).
+     */
+    public EpisodeView cancel(String episodeId) {
+        String id = checkId(episodeId);
+        EpisodeEntity row = tx.inNewTransaction(em -> store().find(em, id))
+                .orElseThrow(() -> Problem.notFound("no episode " + id));
+        EpisodeStatus status = EpisodeStatus.parse(row.status).orElse(EpisodeStatus.FAILED);
+        if (status.terminal()) {
+            throw Problem.conflict("episode " + id + " is already " + row.status);
+        }
+        if (status == EpisodeStatus.BLOCKED) {
+            cancelIdle(row, false);
+        } else if (host.runtime(row.actorId).map(rt -> rt.dequeue(id)).orElse(false)) {
+            cancelIdle(row, true);
+        } else {
+            tx.inNewTransaction(em -> store().requestCancel(em, id));
+            host.localControl(id).ifPresent(RunControl::requestCancel);
+        }
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    /**
+     * Restarts a failed or canceled episode from its latest checkpoint (an operator who fixed what
+     * made it fail). The row is reopened in place — it still holds its dedupe key, so a new episode
+     * for the same trigger would only be a duplicate. Runs here at once when this node runs the
+     * actor (deferred in trigger-only mode), else the next sweep of a node that does picks it up.
+     */
+    public EpisodeView restart(String episodeId, String by) {
+        String id = checkId(episodeId);
+        EpisodeEntity row = tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            EpisodeStatus from = EpisodeStatus.parse(e.status)
+                    .filter(st -> st == EpisodeStatus.FAILED || st == EpisodeStatus.CANCELED)
+                    .orElseThrow(() -> Problem.conflict("episode " + id + " is " + e.status
+                            + ": only a failed or canceled episode can be restarted"));
+            if (e.archivedAt != null) {
+                throw Problem.conflict("episode " + id + " is archived and cannot be restarted");
+            }
+            JsonObject marker = Json.createObjectBuilder()
+                    .add("by", by == null || by.isBlank() ? "unknown" : by)
+                    .add("previousStatus", from.wire())
+                    .add("previousError", e.errorClass == null ? "" : e.errorClass)
+                    .build();
+            if (store().restart(em, id, from) == 0) {
+                throw Problem.conflict("episode " + id + " changed while restarting; read it again");
+            }
+            store().journal(em, id, store().nextStepNo(em, id), StepKind.RESTARTED, identity.name(), marker, null, null, null);
+            return e;
+        });
+        host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    private void cancelIdle(EpisodeEntity row, boolean queuedOnly) {
+        boolean canceled = tx.inNewTransaction(em -> {
+            if (store().cancelIdle(em, row.id, queuedOnly) == 0) {
+                return false;
+            }
+            store().journal(em, row.id, store().nextStepNo(em, row.id), StepKind.EPISODE_FAILED, identity.name(),
+                    Json.createObjectBuilder().add("errorClass", "canceled").add("reason", "operator").build(),
+                    "canceled", null, null);
+            return true;
+        });
+        if (!canceled) {
+            throw Problem.conflict("episode " + row.id + " changed while canceling; read it again");
+        }
+        finished.fire(new EpisodeFinished(row.id, row.actorId, row.expectationId, "canceled", "canceled",
+                row.workflowInstanceId, row.workflowStepId));
+    }
+
+    /** Approves the plan a blocked episode shows; {@code planHash} must be the hash of that plan. */
+    public EpisodeView approve(String episodeId, String planHash) {
+        return resolveApproval(episodeId, planHash, true);
+    }
+
+    /** Denies the plan: the episode ends canceled. */
+    public EpisodeView deny(String episodeId, String planHash) {
+        return resolveApproval(episodeId, planHash, false);
+    }
+
+    private EpisodeView resolveApproval(String episodeId, String planHash, boolean approved) {
+        String id = checkId(episodeId);
+        if (planHash == null || planHash.isBlank()) {
+            throw Problem.invalid("planHash", "planHash is required: the hash of the plan being " + (approved ? "approved" : "denied"));
+        }
+        EpisodeEntity row = tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            if (!EpisodeStatus.BLOCKED.wire().equals(e.status)) {
+                throw Problem.conflict("episode " + id + " is " + e.status + ", not blocked on an approval");
+            }
+            Optional<EpisodeStepEntity> request = latestApprovalRequest(em, id);
+            if (request.isEmpty()) {
+                throw Problem.conflict("episode " + id + " is blocked, but not on an approval");
+            }
+            String expected = JsonText.parseObject(request.get().detail).getString("planHash", "");
+            if (!expected.equals(planHash.trim())) {
+                throw Problem.conflict("planHash does not match the plan awaiting approval (expected " + expected + ")");
+            }
+            if (store().unblock(em, id, approved ? EpisodeStatus.RUNNING : EpisodeStatus.CANCELED,
+                    approved ? identity.name() : null) == 0) {
+                throw Problem.conflict("episode " + id + " was resolved by someone else");
+            }
+            store().journal(em, id, store().nextStepNo(em, id), StepKind.APPROVAL_RESOLVED, identity.name(),
+                    Json.createObjectBuilder().add("approved", approved).add("planHash", planHash.trim()).build(),
+                    null, null, null);
+            return e;
+        });
+        if (approved) {
+            host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
+        } else {
+            finished.fire(new EpisodeFinished(id, row.actorId, row.expectationId, "canceled", "denied",
+                    row.workflowInstanceId, row.workflowStepId));
+        }
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    /**
+     * Resolves the wait a blocked episode is in: {@code reference} must be the one it waits for;
+     * {@code value} is handed to the strategy when it resumes.
+     */
+    public EpisodeView resolveWait(String episodeId, String reference, jakarta.json.JsonValue value) {
+        String id = checkId(episodeId);
+        if (reference == null || reference.isBlank()) {
+            throw Problem.invalid("reference", "reference is required: what the episode waits for");
+        }
+        EpisodeEntity row = tx.inNewTransaction(em -> {
+            EpisodeEntity e = em.find(EpisodeEntity.class, id);
+            if (e == null) {
+                throw Problem.notFound("no episode " + id);
+            }
+            if (!EpisodeStatus.BLOCKED.wire().equals(e.status)) {
+                throw Problem.conflict("episode " + id + " is " + e.status + ", not waiting");
+            }
+            Optional<EpisodeStepEntity> waiting = em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id"
+                            + " AND s.kind IN :kinds ORDER BY s.stepNo DESC", EpisodeStepEntity.class)
+                    .setParameter("id", id).setParameter("kinds", List.of(StepKind.WAIT_STARTED, StepKind.APPROVAL_REQUESTED))
+                    .setMaxResults(1).getResultList().stream().findFirst();
+            if (waiting.isEmpty() || !StepKind.WAIT_STARTED.equals(waiting.get().kind)) {
+                throw Problem.conflict("episode " + id + " is blocked, but not on a wait");
+            }
+            String expected = JsonText.parseObject(waiting.get().detail).getString("reference", "");
+            if (!expected.equals(reference)) {
+                throw Problem.conflict("episode " + id + " waits for \"" + expected + "\", not \"" + reference + "\"");
+            }
+            if (store().unblock(em, id, EpisodeStatus.RUNNING, identity.name()) == 0) {
+                throw Problem.conflict("episode " + id + " was resolved by someone else");
+            }
+            store().journal(em, id, store().nextStepNo(em, id), StepKind.WAIT_RESOLVED, identity.name(),
+                    Json.createObjectBuilder().add("reference", reference)
+                            .add("value", value == null ? jakarta.json.JsonValue.NULL : value).build(), null, null, null);
+            return e;
+        });
+        host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
+        return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    private static Optional<EpisodeStepEntity> latestApprovalRequest(EntityManager em, String id) {
+        return em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id AND s.kind = :kind"
+                        + " ORDER BY s.stepNo DESC", EpisodeStepEntity.class)
+                .setParameter("id", id).setParameter("kind", StepKind.APPROVAL_REQUESTED)
+                .setMaxResults(1).getResultList().stream().findFirst();
+    }
+
+    private static String checkId(String episodeId) {
+        if (episodeId == null || !ID.matcher(episodeId).matches()) {
+            throw Problem.notFound("no episode " + (episodeId == null ? "" : episodeId.length() > 64
+                    ? episodeId.substring(0, 64) + "…" : episodeId));
+        }
+        return episodeId;
+    }
+}

@@ -1,0 +1,31 @@
+package io.cyclium.operations;
+
+import io.cyclium.episode.EpisodeEntity;
+
+import java.time.LocalDateTime;
+
+/** What pages and JSON bodies see of an episode: a copy, never the entity. Times are UTC. */
+public record EpisodeView(
+        String id,
+        String actorId,
+        String expectationId,
+        String triggerType,
+        String dedupeKey,
+        String status,
+        String phase,
+        int attempts,
+        int maxAttempts,
+        String runNode,
+        String sourceStack,
+        String sourceEnv,
+        String summary,
+        String errorClass,
+        LocalDateTime startedAt,
+        LocalDateTime finishedAt) {
+
+    static EpisodeView of(EpisodeEntity e) {
+        return new EpisodeView(e.id, e.actorId, e.expectationId, e.triggerType, e.dedupeKey, e.status, e.phase,
+                e.attempts, e.maxAttempts, e.runNode, e.sourceStack, e.sourceEnv, e.summary, e.errorClass,
+                e.startedAt, e.finishedAt);
+    }
+}

@@ -1,0 +1,317 @@
+package io.cyclium.runtime;
+
+import io.cyclium.store.DatabaseVendor;
+
+import io.cyclium.actor.Actor;
+import io.cyclium.actor.ActorDefinition;
+import io.cyclium.actor.ActorDiscovery;
+import io.cyclium.actor.CycliumEvent;
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.actor.InvalidActorException;
+
+import io.cyclium.claims.ClaimGate;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.execution.ConvergeEffects;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.execution.EpisodeTask;
+import io.cyclium.execution.LocalRunner;
+import io.cyclium.execution.RunControl;
+import io.cyclium.episode.Strategy;
+import io.cyclium.execution.StrategyLookup;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.node.NodeModes;
+import io.cyclium.episode.TriggerRequestStore;
+import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The actors running on this node: builds one {@link ActorRuntime} per discovered actor that may
+ * run here (mode, stacks), routes bus events to them, arms their schedules, and owns the local
+ * runner that executes episodes on the container's ManagedExecutorService.
+ */
+@ApplicationScoped
+public class ActorHost {
+
+    private static final Logger LOG = Logger.getLogger(ActorHost.class.getName());
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    DatabaseVendor vendor;
+
+    @Inject
+    ActorDiscovery discovery;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    Telemetry telemetry;
+
+    @Inject
+    ConvergeEffects effects;
+
+    @Inject
+    NodeModes modes;
+
+    @Inject
+    ClaimGate claims;
+
+    @Inject
+    Event<EpisodeFinished> finishedEvents;
+
+    @Inject
+    @Any
+    Instance<Object> beans;
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    ManagedExecutorService executor;
+
+    @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
+    ManagedScheduledExecutorService timers;
+
+    private final Map<String, ActorRuntime> runtimes = new ConcurrentHashMap<>();
+    private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
+    private final Map<Class<?>, Strategy<?>> strategies = new ConcurrentHashMap<>();
+    private volatile LocalRunner runner;
+    private volatile ScheduledTriggers schedules;
+    private volatile EpisodeStore store;
+
+    /** Builds the runtimes and arms schedules. Called once by {@link ActorBootstrap} after the node row exists. */
+    public synchronized void start() {
+        if (runner != null) {
+            return;
+        }
+        checkStrategies();
+        store = new EpisodeStore(vendor);
+        EpisodeTask.Environment env = new EpisodeTask.Environment(tx, store, lookup(), claims, effects,
+                finishedEvents::fire, clock, identity.name(), telemetry);
+        runner = new LocalRunner(env, executor, new TriggerRequestStore(vendor));
+        schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
+        for (ActorDefinition def : discovery.definitions()) {
+            if (!config.demoEnabled() && def.beanClass().getName().startsWith("io.cyclium.demo.")) {
+                notRunningWhy.put(def.id(), "demo actors are off (cyclium.demo.enabled=false)");
+                continue;
+            }
+            if (!def.runsOnStack(config.stackSlug())) {
+                notRunningWhy.put(def.id(), "declared for stacks " + def.stacks() + ", this node is stack "
+                        + (config.stackSlug() == null ? "(unset)" : config.stackSlug()));
+                continue;
+            }
+            int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
+            String actorId = def.id();
+            ActorRuntime rt = new ActorRuntime(def, slots, runner, timers, clock, telemetry, identity.name(),
+                    config.stackSlug(), config.env(), config.jitterMaxMs(), () -> modes.modeFor(actorId));
+            runtimes.put(def.id(), rt);
+        }
+        runtimes.values().forEach(schedules::arm);
+        LOG.info(() -> "Cyclium node " + identity.name() + " runs actors " + runtimes.keySet()
+                + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));
+    }
+
+    private volatile boolean draining;
+
+    /** The node is shutting down: no new triggers, no recovery restarts here. */
+    public void beginDrain() {
+        draining = true;
+        stopTriggers();
+    }
+
+    public boolean draining() {
+        return draining;
+    }
+
+    /** Stops triggers (schedules, debounce, new fires). Running tasks are the drainer's business. */
+    public synchronized void stopTriggers() {
+        if (schedules != null) {
+            schedules.stop();
+        }
+        runtimes.values().forEach(ActorRuntime::stopAccepting);
+    }
+
+    /**
+     * Every declared strategy must be a bean this module can create. Checked here, at startup,
+     * so a missing scope annotation fails the deployment naming actor and expectation.
+     */
+    private void checkStrategies() {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        for (ActorDefinition actor : discovery.definitions()) {
+            for (ExpectationDefinition exp : actor.expectations()) {
+                if (!beans.select(exp.strategy()).isResolvable()) {
+                    problems.add("actor \"" + actor.id() + "\", expectation \"" + exp.id() + "\": strategy "
+                            + exp.strategy().getName() + " is not a CDI bean (annotate it with a scope such as"
+                            + " @ApplicationScoped or @Dependent)");
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidActorException("Invalid Cyclium actor declaration: " + String.join("; ", problems));
+        }
+    }
+
+    private StrategyLookup lookup() {
+        return new StrategyLookup() {
+            @Override
+            public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
+                return discovery.definitions().stream().filter(a -> a.id().equals(actorId)).findFirst()
+                        .flatMap(a -> a.expectation(expectationId));
+            }
+
+            @Override
+            public Strategy<?> strategy(ExpectationDefinition expectation) {
+                // Strategies hold no per-episode state (it lives in S), so one instance serves all.
+                return strategies.computeIfAbsent(expectation.strategy(), c -> (Strategy<?>) beans.select(c).get());
+            }
+        };
+    }
+
+    /** Routes a bus event to every matching expectation; returns actor → (expectation → dedupe key). */
+    public Map<String, Map<String, String>> publish(CycliumEvent event) {
+        Map<String, Map<String, String>> matched = new LinkedHashMap<>();
+        for (ActorRuntime rt : runtimes.values()) {
+            try {
+                Map<String, String> keys = rt.onEvent(event);
+                if (!keys.isEmpty()) {
+                    matched.put(rt.definition().id(), keys);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Actor " + rt.definition().id() + " could not take event " + event.type(), e);
+                telemetry.count("event_route_failed", "actor", rt.definition().id());
+            }
+        }
+        telemetry.count("event_received", "type", event.type(), "matched", String.valueOf(!matched.isEmpty()));
+        return matched;
+    }
+
+    /** Host code fires {@link CycliumEvent}s as CDI events; they arrive here. */
+    void onBusEvent(@Observes CycliumEvent event) {
+        if (runner != null) {
+            publish(event);
+        }
+    }
+
+    void onFinished(@Observes EpisodeFinished event) {
+        ActorRuntime rt = runtimes.get(event.actorId());
+        if (rt != null) {
+            rt.finished(event);
+        }
+    }
+
+    public Optional<ActorRuntime> runtime(String actorId) {
+        return Optional.ofNullable(runtimes.get(actorId));
+    }
+
+    public Collection<ActorRuntime> runtimes() {
+        return runtimes.values();
+    }
+
+    /** Every discovered actor with what this node does with it. */
+    public java.util.List<ActorView> views() {
+        java.util.List<ActorView> out = new java.util.ArrayList<>();
+        for (ActorDefinition def : discovery.definitions()) {
+            ActorRuntime rt = runtimes.get(def.id());
+            java.util.List<ActorView.ExpectationInfo> exps = def.expectations().stream().map(e -> new ActorView.ExpectationInfo(
+                    e.id(), e.strategy().getName(),
+                    e.events().stream().map(t -> t.filter().isEmpty() ? t.type() : t.type() + " " + t.filter()).toList(),
+                    e.every().map(b -> b.interval().toString()).orElse(null), e.cron().map(c -> c.spec()).orElse(null),
+                    e.manual(), e.debounce().toMillis(), e.cooldown().toMillis(), e.recovery().name().toLowerCase(java.util.Locale.ROOT),
+                    e.maxAttempts(), e.budget().maxSteps(), e.budget().maxWall().toMillis(), e.breakerThreshold(),
+                    rt == null ? "none" : rt.breakerState(e.id()))).toList();
+            out.add(new ActorView(def.id(), def.beanClass().getName(), rt != null, notRunningWhy.get(def.id()),
+                    modes.modeFor(def.id()).wireName(), rt == null ? def.maxConcurrent() : rt.maxConcurrent(),
+                    def.overflow().name().toLowerCase(java.util.Locale.ROOT), java.util.List.copyOf(def.stacks()),
+                    rt == null ? 0 : rt.activeCount(), rt == null ? 0 : rt.queuedCount(), exps));
+        }
+        return out;
+    }
+
+    /** Why a discovered actor does not run on this node (console and status). */
+    public Map<String, String> notRunning() {
+        return Map.copyOf(notRunningWhy);
+    }
+
+    public Optional<ActorDefinition> definition(String actorId) {
+        return discovery.definitions().stream().filter(a -> a.id().equals(actorId)).findFirst();
+    }
+
+    public Collection<ActorDefinition> definitions() {
+        return discovery.definitions();
+    }
+
+    public Optional<RunControl> localControl(String episodeId) {
+        return runner == null ? Optional.empty() : runner.control(episodeId);
+    }
+
+    public Collection<RunControl> localRunning() {
+        return runner == null ? java.util.List.of() : runner.running();
+    }
+
+    /**
+     * Every lease some piece of this node is using for an episode: the tasks running here and the
+     * leases handed to episodes waiting in an actor's queue (the heartbeat audits the rest).
+     */
+    public java.util.Set<HeldClaim> claimsInUse() {
+        java.util.Set<HeldClaim> inUse = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (RunControl c : localRunning()) {
+            HeldClaim claim = c.claim();
+            if (claim != null) {
+                inUse.add(claim);
+            }
+        }
+        for (ActorRuntime rt : runtimes.values()) {
+            inUse.addAll(rt.queuedClaims());
+        }
+        return inUse;
+    }
+
+    public EpisodeStore store() {
+        return store;
+    }
+
+    /** Runs an episode a trigger-only node deferred (the poller's hand-off); false when the actor is not here. */
+    public boolean dispatch(String actorId, String episodeId, boolean resume) {
+        ActorRuntime rt = runtimes.get(actorId);
+        if (rt == null) {
+            return false;
+        }
+        rt.dispatch(episodeId, resume);
+        return true;
+    }
+
+    /** Hands a recovered episode (and the claim recovery took) to its actor; false when the actor is not here. */
+    public boolean recover(String actorId, String episodeId, HeldClaim claim) {
+        ActorRuntime rt = runtimes.get(actorId);
+        if (rt == null) {
+            return false;
+        }
+        rt.recover(episodeId, claim);
+        return true;
+    }
+}
