@@ -18,6 +18,7 @@ import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.ActorRuntime;
 import io.cyclium.keys.DedupeKeys;
 import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.runtime.FireRequest;
 import io.cyclium.runtime.FireResult;
 import io.cyclium.claims.ClaimQueries;
 import io.cyclium.config.CycliumConfig;
@@ -105,7 +106,7 @@ public class EpisodeService {
             key = DedupeKeys.withEnv(DedupeKeys.manual(actorId, expectationId, idempotencyKey), env);
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.MANUAL, null, idempotencyKey, payload, null);
-        return rt.fire(exp, trigger, key, true, null, null, scope);
+        return rt.fire(FireRequest.of(exp, trigger, key, true).in(scope));
     }
 
     public EpisodeDetail detail(String episodeId) {

@@ -1,5 +1,9 @@
 package io.cyclium.runtime;
 
+import java.time.Duration;
+
+import io.cyclium.timing.Jitter;
+
 import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.actor.Actor;
@@ -115,6 +119,7 @@ public class ActorHost {
                 finishedEvents::fire, clock, identity.name(), telemetry);
         runner = new LocalRunner(env, executor, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
+        Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));
         for (ActorDefinition def : discovery.definitions()) {
             if (!config.demoEnabled() && def.beanClass().getName().startsWith("io.cyclium.demo.")) {
                 notRunningWhy.put(def.id(), "demo actors are off (cyclium.demo.enabled=false)");
@@ -127,8 +132,8 @@ public class ActorHost {
             }
             int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
             String actorId = def.id();
-            ActorRuntime rt = new ActorRuntime(def, slots, runner, timers, clock, telemetry, identity.name(),
-                    config.stackSlug(), config.env(), config.jitterMaxMs(), () -> modes.modeFor(actorId));
+            ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
+                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId)));
             runtimes.put(def.id(), rt);
         }
         runtimes.values().forEach(schedules::arm);

@@ -1,5 +1,7 @@
 package io.cyclium.runtime;
 
+import io.cyclium.timing.Jitter;
+
 import io.cyclium.actor.ActorDefinition;
 import io.cyclium.actor.CycliumEvent;
 import io.cyclium.actor.ExpectationDefinition;
@@ -40,8 +42,13 @@ class ActorRuntimeTest {
         return runtime(actor, slots, null);
     }
 
+    private ActorRuntime.Context context(String node, String stack, String env) {
+        return new ActorRuntime.Context(timers, clock, Telemetry.NOOP, node, stack, env, new Jitter(Duration.ZERO),
+                () -> io.cyclium.config.NodeMode.FULL);
+    }
+
     private ActorRuntime runtime(ActorDefinition actor, int slots, String env) {
-        return new ActorRuntime(actor, slots, launcher, timers, clock, Telemetry.NOOP, "node-1", "stack-a", env, 0);
+        return new ActorRuntime(actor, slots, launcher, context("node-1", "stack-a", env));
     }
 
     /** An actor with one expectation, "work", and {@code slots} slots on this node. */
@@ -302,8 +309,8 @@ class ActorRuntimeTest {
                 throw new java.util.concurrent.RejectedExecutionException("executor shut down");
             }
         };
-        ActorRuntime rt = new ActorRuntime(actor("worker", Overflow.QUEUE, expectation("work")), 1, refusing, timers, clock,
-                Telemetry.NOOP, "node-1", "stack-a", null, 0);
+        ActorRuntime rt = new ActorRuntime(actor("worker", Overflow.QUEUE, expectation("work")), 1, refusing,
+                context("node-1", "stack-a", null));
         HeldClaim lease = new HeldClaim("episode:recovered-1", 4, false);
 
         rt.recover("recovered-1", lease);

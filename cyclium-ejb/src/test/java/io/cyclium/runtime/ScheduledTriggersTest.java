@@ -1,5 +1,7 @@
 package io.cyclium.runtime;
 
+import io.cyclium.timing.Jitter;
+
 import io.cyclium.actor.Overflow;
 import io.cyclium.actor.TestActors;
 
@@ -26,8 +28,9 @@ class ScheduledTriggersTest {
 
     /** Arms the expectations of actor "reports" on a node in {@code env}, with slots to spare. */
     private ScheduledTriggers armed(String env, TestActors.ExpectationBuilder... expectations) {
-        ActorRuntime runtime = new ActorRuntime(actor("reports", Overflow.QUEUE, expectations), 100, launcher, timers,
-                clock, Telemetry.NOOP, "node-1", null, env, 0);
+        ActorRuntime runtime = new ActorRuntime(actor("reports", Overflow.QUEUE, expectations), 100, launcher,
+                new ActorRuntime.Context(timers, clock, Telemetry.NOOP, "node-1", null, env, new Jitter(Duration.ZERO),
+                        () -> io.cyclium.config.NodeMode.FULL));
         ScheduledTriggers triggers = new ScheduledTriggers(timers, clock, Telemetry.NOOP, env);
         triggers.arm(runtime);
         return triggers;

@@ -1,0 +1,223 @@
+package io.cyclium.runtime;
+
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.episode.RunSnapshot;
+import io.cyclium.execution.EpisodeLauncher;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One actor's execution slots on this node and the FIFO of episodes waiting for one. In memory
+ * and per node: what must survive a crash is the episode row (a queued row names this node and
+ * its heartbeat vouches for it; the sweep recovers it when nobody does).
+ *
+ * <p>A slot is taken in two steps for a fresh trigger — {@link #tryReserve} before the insert (so
+ * two triggers cannot both see the last free slot), then {@link #startReserved} or
+ * {@link #unreserve} once the insert has answered. Restarts ({@link #enqueue}) go through the queue
+ * and carry the lease the sweep took, if any; the same episode may arrive twice (the sweep and the
+ * poller, a late heartbeat), which {@link #merge} sorts out so that no lease is ever left held by
+ * nobody.
+ */
+final class SlotQueue {
+
+    private static final Logger LOG = Logger.getLogger(SlotQueue.class.getName());
+
+    /** An episode waiting for a slot; {@code recovered} entries are never shed. */
+    record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
+    }
+
+    private enum Merge { NEW, ALREADY_HERE, LEASE_ADOPTED, LEASE_SURPLUS }
+
+    private final int maxConcurrent;
+    private final EpisodeLauncher launcher;
+    private final String node;
+
+    private final Set<String> active = new LinkedHashSet<>();
+    private final Deque<Pending> queue = new ArrayDeque<>();
+    private int reserved;
+    private boolean accepting = true;
+
+    SlotQueue(int maxConcurrent, EpisodeLauncher launcher, String node) {
+        this.maxConcurrent = maxConcurrent;
+        this.launcher = launcher;
+        this.node = node;
+    }
+
+    int maxConcurrent() {
+        return maxConcurrent;
+    }
+
+    /** Takes a free slot for an episode about to be inserted; false when all are in use. */
+    synchronized boolean tryReserve() {
+        if (active.size() + reserved < maxConcurrent) {
+            reserved++;
+            return true;
+        }
+        return false;
+    }
+
+    /** The insert did not happen (duplicate key, database error): the reserved slot is free again. */
+    synchronized void unreserve() {
+        reserved--;
+    }
+
+    /** The reserved slot now runs the freshly inserted episode. */
+    void startReserved(String episodeId, RunSnapshot fresh) {
+        synchronized (this) {
+            reserved--;
+            active.add(episodeId);
+        }
+        launcher.start(episodeId, fresh, false, null, () -> exited(episodeId));
+    }
+
+    /**
+     * Queues a freshly inserted episode behind the busy slots; with {@code shedOldest} the oldest
+     * queued fresh trigger (never a restart) makes room. Returns the shed episode, or null.
+     */
+    String enqueueFresh(String episodeId, boolean shedOldest) {
+        String shed = null;
+        synchronized (this) {
+            if (shedOldest) {
+                for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
+                    Pending p = it.next();
+                    if (!p.recovered() && !p.resume()) {
+                        it.remove();
+                        shed = p.episodeId();
+                        break;
+                    }
+                }
+            }
+            queue.addLast(new Pending(episodeId, false, null, false));
+        }
+        drain();
+        return shed;
+    }
+
+    /** A restart, resume or dispatch: queued (never dropped), merged with an entry for the same episode. */
+    void enqueue(Pending p) {
+        Merge merge;
+        synchronized (this) {
+            merge = merge(p);
+        }
+        switch (merge) {
+            case NEW -> {
+                launcher.markQueued(p.episodeId());
+                Merge late;
+                synchronized (this) {
+                    // the row was marked outside the lock: the same episode may have arrived meanwhile
+                    late = merge(p);
+                    if (late == Merge.NEW) {
+                        queue.addLast(p);
+                    }
+                }
+                if (late == Merge.LEASE_SURPLUS) {
+                    releaseSurplus(p);
+                }
+                drain();
+            }
+            // the sweep cleared run_node when it claimed the row: say again that it waits here
+            case LEASE_ADOPTED -> launcher.markQueued(p.episodeId());
+            case LEASE_SURPLUS -> releaseSurplus(p);
+            case ALREADY_HERE -> {
+            }
+        }
+    }
+
+    /**
+     * The same episode arriving twice on this node (the sweep recovers an episode this node still
+     * has queued because its heartbeat came late; the poller and a resume race). A queued entry
+     * without a lease takes the handed one over — its task would otherwise find the key busy (held
+     * by this very node) and give up, leaving a lease nobody settles. Any other handed lease is
+     * surplus: the caller releases it, or the heartbeat would renew it for ever.
+     */
+    private Merge merge(Pending p) {
+        if (active.contains(p.episodeId())) {
+            return p.handedClaim() == null ? Merge.ALREADY_HERE : Merge.LEASE_SURPLUS;
+        }
+        Pending queued = queue.stream().filter(q -> q.episodeId().equals(p.episodeId())).findFirst().orElse(null);
+        if (queued == null) {
+            return Merge.NEW;
+        }
+        if (p.handedClaim() == null) {
+            return Merge.ALREADY_HERE;
+        }
+        if (queued.handedClaim() != null) {
+            return Merge.LEASE_SURPLUS;
+        }
+        // rare (a late heartbeat): rebuild the queue with the entry, in its place, now holding the lease
+        Pending adopted = new Pending(queued.episodeId(), true, p.handedClaim(), true);
+        List<Pending> order = new ArrayList<>(queue);
+        order.set(order.indexOf(queued), adopted);
+        queue.clear();
+        queue.addAll(order);
+        return Merge.LEASE_ADOPTED;
+    }
+
+    private void releaseSurplus(Pending p) {
+        launcher.releaseClaim(p.handedClaim(), "episode " + p.episodeId() + " is already queued or running on " + node);
+    }
+
+    /** A task ended, whatever the outcome: its slot goes to the next in line. */
+    void exited(String episodeId) {
+        synchronized (this) {
+            active.remove(episodeId);
+        }
+        drain();
+    }
+
+    /** Starts queued episodes while slots are free; a start the executor refuses is left to recovery. */
+    void drain() {
+        while (true) {
+            Pending next;
+            synchronized (this) {
+                if (!accepting || queue.isEmpty() || active.size() + reserved >= maxConcurrent) {
+                    return;
+                }
+                next = queue.pollFirst();
+                active.add(next.episodeId());
+            }
+            try {
+                launcher.start(next.episodeId(), null, next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
+                synchronized (this) {
+                    active.remove(next.episodeId());
+                }
+                if (next.handedClaim() != null) {
+                    launcher.releaseClaim(next.handedClaim(), "episode " + next.episodeId() + " could not start");
+                }
+            }
+        }
+    }
+
+    /** The leases handed to episodes still waiting here (the heartbeat's audit). */
+    synchronized List<HeldClaim> queuedClaims() {
+        return queue.stream().map(Pending::handedClaim).filter(Objects::nonNull).toList();
+    }
+
+    /** Removes an episode that has not started (a cancel). */
+    synchronized boolean dequeue(String episodeId) {
+        return queue.removeIf(p -> p.episodeId().equals(episodeId));
+    }
+
+    /** No more starts from the queue (drain, undeploy); running tasks are the drainer's business. */
+    synchronized void stop() {
+        accepting = false;
+    }
+
+    synchronized int activeCount() {
+        return active.size();
+    }
+
+    synchronized int queuedCount() {
+        return queue.size();
+    }
+}
