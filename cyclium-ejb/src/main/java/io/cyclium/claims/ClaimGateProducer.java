@@ -4,7 +4,6 @@ import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.enterprise.context.ApplicationScoped;

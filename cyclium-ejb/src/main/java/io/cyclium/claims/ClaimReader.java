@@ -3,7 +3,6 @@ package io.cyclium.claims;
 import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.Tx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

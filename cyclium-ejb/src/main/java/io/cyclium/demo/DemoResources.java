@@ -2,7 +2,6 @@ package io.cyclium.demo;
 
 import io.cyclium.store.DatabaseVendor;
 
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import io.cyclium.store.UniqueInsert;

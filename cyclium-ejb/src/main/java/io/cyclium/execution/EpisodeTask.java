@@ -1,11 +1,9 @@
 package io.cyclium.execution;
 
 import io.cyclium.episode.Budget;
-import io.cyclium.episode.CheckpointMigrationException;
 import io.cyclium.episode.Convergence;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeStatus;
-import io.cyclium.episode.EpisodeStore;
 import io.cyclium.episode.RunSnapshot;
 import io.cyclium.episode.Step;
 import io.cyclium.episode.StepContext;
@@ -16,19 +14,12 @@ import io.cyclium.keys.EpisodeClaimKey;
 
 import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.keys.CanonicalJson;
-import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
-import io.cyclium.finding.FindingAction;
 import io.cyclium.output.OutputProposal;
-import io.cyclium.store.JsonText;
-import io.cyclium.store.Tx;
-import io.cyclium.telemetry.Telemetry;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,17 +46,11 @@ import java.util.logging.Logger;
 public final class EpisodeTask implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(EpisodeTask.class.getName());
-    static final String BLOCKED_PHASE = "__blocked__";
-
-    /** Everything a task uses, so the same loop runs in the container and in tests. */
-    public record Environment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
-            ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry) {
-    }
 
     /** How a run ended, for the claim and the actor's slot. */
     public enum Outcome { FINISHED, FAILED, BLOCKED, CLAIM_LOST, STOPPED, BUSY, NOT_RUNNABLE }
 
-    private final Environment env;
+    private final TaskEnvironment env;
     private final String episodeId;
     private final RunSnapshot given;
     private final boolean resume;
@@ -73,7 +58,7 @@ public final class EpisodeTask implements Runnable {
     private final RunControl control;
     private final Consumer<Outcome> onExit;
 
-    private int stepNo;
+    private EpisodeWrites writes;
     private int turns;
     private Outcome outcome = Outcome.NOT_RUNNABLE;
 
@@ -83,7 +68,7 @@ public final class EpisodeTask implements Runnable {
      * @param handedClaim a lease the caller already holds for this episode (recovery hands its own
      *                    over so the restarted task is not refused by it), or null to acquire
      */
-    public EpisodeTask(Environment env, String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim,
+    public EpisodeTask(TaskEnvironment env, String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim,
             RunControl control, Consumer<Outcome> onExit) {
         this.env = env;
         this.episodeId = episodeId;
@@ -124,7 +109,7 @@ public final class EpisodeTask implements Runnable {
         if (s == null || !EpisodeStatus.RUNNING.wire().equals(s.status())) {
             return Outcome.NOT_RUNNABLE;
         }
-        stepNo = s.nextStepNo();
+        writes = new EpisodeWrites(env, episodeId, s.nextStepNo());
         Optional<ExpectationDefinition> exp = env.strategies().expectation(s.ref().actorId(), s.ref().expectationId());
         String claimKey = EpisodeClaimKey.of(s.ref().dedupeKey(), episodeId);
         HeldClaim claim = handedClaim;
@@ -171,7 +156,7 @@ public final class EpisodeTask implements Runnable {
         if (resume && s.checkpoint().isPresent()) {
             RunSnapshot.SavedCheckpoint cp = s.checkpoint().get();
             try {
-                state = restore(strategy, cp);
+                state = CheckpointCodec.read(strategy, cp);
             } catch (RuntimeException e) {
                 // Never fall back to init silently: that would replay side effects the checkpoint covered.
                 return fail(s, "checkpoint_migration_failed", e.getMessage());
@@ -179,32 +164,16 @@ public final class EpisodeTask implements Runnable {
         } else {
             state = strategy.init(s.trigger(), context(s, budget, startedAt));
         }
-        if (resume) {
-            JsonObject marker = Json.createObjectBuilder()
-                    .add("event", "resumed")
-                    .add("attempt", s.attempts())
-                    .add("fromCheckpoint", s.checkpoint().map(c -> (JsonValue) Json.createValue(c.number())).orElse(JsonValue.NULL))
-                    .build();
-            if (!journal(StepKind.RESUMED, marker, null, null, null)) {
-                return Outcome.CLAIM_LOST;
-            }
+        if (resume && !writes.resumed(s.attempts(), s.checkpoint().map(RunSnapshot.SavedCheckpoint::number))) {
+            return Outcome.CLAIM_LOST;
         }
         if (s.resolution().isPresent()) {
-            RunSnapshot.Resolution r = s.resolution().get();
-            if (r.kind().equals(StepKind.APPROVAL_RESOLVED)) {
-                JsonObject plan = r.requested().getJsonObject("plan");
-                String recorded = r.requested().getString("planHash", "");
-                String approved = r.resolved().getString("planHash", "");
-                // Re-hash the plan as it is stored now: a journal row edited after approval no
-                // longer matches the hash the approver named, and the episode refuses to run it.
-                if (plan == null || !CanonicalJson.hash(plan).equals(recorded) || !recorded.equals(approved)) {
-                    return fail(s, "plan_tampered", "The stored plan does not match the approved plan hash " + approved);
-                }
-                state = strategy.onResult(state, StepResult.approved(plan), context(s, budget, startedAt));
-            } else {
-                state = strategy.onResult(state, StepResult.waitResolved(r.requested().getString("reference", ""),
-                        r.resolved().get("value")), context(s, budget, startedAt));
+            Optional<StepResult> resolved = Resolutions.resultOf(s.resolution().get());
+            if (resolved.isEmpty()) {
+                return fail(s, "plan_tampered", "The stored plan does not match the approved plan hash "
+                        + Resolutions.approvedHash(s.resolution().get()));
             }
+            state = strategy.onResult(state, resolved.get(), context(s, budget, startedAt));
         }
         boolean firstTurn = true;
         while (true) {
@@ -220,13 +189,9 @@ public final class EpisodeTask implements Runnable {
                 return cancel(s);
             }
             firstTurn = false;
-            if (turns >= budget.maxSteps()) {
-                return fail(s, "budget_exceeded", "step budget of " + budget.maxSteps() + " used up");
-            }
-            Duration elapsed = Duration.between(startedAt, env.clock().instant());
-            if (elapsed.compareTo(budget.maxWall()) > 0) {
-                return fail(s, "budget_exceeded", "wall time budget of " + budget.maxWall().toMillis() + " ms exceeded after "
-                        + elapsed.toMillis() + " ms");
+            Optional<String> exhausted = budget.exhausted(turns, Duration.between(startedAt, env.clock().instant()));
+            if (exhausted.isPresent()) {
+                return fail(s, "budget_exceeded", exhausted.get());
             }
             turns++;
             StepContext ctx = context(s, budget, startedAt);
@@ -235,32 +200,20 @@ public final class EpisodeTask implements Runnable {
                 return fail(s, "crash", strategy.getClass().getName() + ".decide returned null");
             }
             if (step instanceof Step.Observe o) {
-                long t0 = System.nanoTime();
-                StepResult result;
-                try {
-                    JsonValue value = o.observation().observe(ctx);
-                    result = StepResult.observed(o.name(), value);
-                    if (!journal(StepKind.OBSERVATION, Json.createObjectBuilder().add("name", o.name())
-                            .add("value", value == null ? JsonValue.NULL : value).build(), null, null, millisSince(t0))) {
-                        return Outcome.CLAIM_LOST;
-                    }
-                } catch (Exception e) {
-                    result = StepResult.observationFailed(o.name(), String.valueOf(e.getMessage()));
-                    if (!journal(StepKind.OBSERVATION, Json.createObjectBuilder().add("name", o.name())
-                            .add("error", String.valueOf(e)).build(), "observation_failed", null, millisSince(t0))) {
-                        return Outcome.CLAIM_LOST;
-                    }
+                Optional<StepResult> observed = ObserveStep.run(o, ctx, writes);
+                if (observed.isEmpty()) {
+                    return Outcome.CLAIM_LOST;
                 }
-                state = strategy.onResult(state, result, ctx);
+                state = strategy.onResult(state, observed.get(), ctx);
             } else if (step instanceof Step.Checkpoint c) {
-                if (!checkpoint(strategy, state, c.phase(), StepKind.CHECKPOINT,
+                if (!writes.checkpoint(CheckpointCodec.write(state), strategy.stateVersion(), c.phase(), StepKind.CHECKPOINT,
                         Json.createObjectBuilder().add("phase", c.phase()).build())) {
                     return Outcome.CLAIM_LOST;
                 }
                 state = strategy.onResult(state, StepResult.checkpointed(c.phase()), ctx);
             } else if (step instanceof Step.ProposeOutput p) {
                 proposed.add(p.proposal());
-                if (!journal(StepKind.OUTPUT_PROPOSED, Json.createObjectBuilder().add("type", p.proposal().type())
+                if (!writes.journal(StepKind.OUTPUT_PROPOSED, Json.createObjectBuilder().add("type", p.proposal().type())
                         .add("key", String.valueOf(p.proposal().key())).build(), null, null, null)) {
                     return Outcome.CLAIM_LOST;
                 }
@@ -284,81 +237,16 @@ public final class EpisodeTask implements Runnable {
 
     private Outcome converge(RunSnapshot s, ExpectationDefinition exp, HeldClaim claim, Convergence conv,
             List<OutputProposal> proposed) {
-        // The fence check: a lease taken over since we acquired it (even by us again) means another
-        // run owns the effects now. Nothing below may happen twice.
-        if (!env.claims().stillOwns(claim)) {
-            LOG.info(() -> "Episode " + episodeId + " no longer owns " + claim + " at converge: delivering nothing");
-            env.telemetry().count("episode_claim_lost", "actor", s.ref().actorId());
+        Optional<ConvergeStep.Ending> ending = new ConvergeStep(env, writes, episodeId).apply(s, exp, claim, conv, proposed);
+        if (ending.isEmpty()) {
             return Outcome.CLAIM_LOST;
         }
-        int findingFailures = 0;
-        for (FindingAction action : conv.findings()) {
-            ConvergeEffects.Effect effect;
-            try {
-                effect = env.effects().applyFinding(action, s.ref(), exp.findingTtl());
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Episode " + episodeId + ": finding " + action.findingKey() + " failed", e);
-                effect = new ConvergeEffects.Effect(false, null, action.findingKey(),
-                        Json.createObjectBuilder().add("error", String.valueOf(e)).build());
-            }
-            if (!effect.ok()) {
-                findingFailures++;
-            }
-            if (effect.journalKind() != null) {
-                journal(effect.journalKind(), effect.detail(), effect.ok() ? null : "finding_failed", null, null);
-            }
-        }
-        List<OutputProposal> outputs = new ArrayList<>(proposed);
-        outputs.addAll(conv.outputs());
-        int outputFailures = 0;
-        for (OutputProposal p : outputs) {
-            ConvergeEffects.Effect effect;
-            try {
-                effect = env.effects().deliver(p, s.ref());
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Episode " + episodeId + ": output " + p.type() + " failed", e);
-                effect = new ConvergeEffects.Effect(false, StepKind.OUTPUT_FAILED, null,
-                        Json.createObjectBuilder().add("type", p.type()).add("error", String.valueOf(e)).build());
-            }
-            if (!effect.ok()) {
-                outputFailures++;
-            }
-            if (effect.journalKind() != null) {
-                journal(effect.journalKind(), effect.detail(), effect.ok() ? null : "output_failed", effect.key(), null);
-            }
-        }
-        EpisodeStatus status;
-        String errorClass = null;
-        if (!outputs.isEmpty() && outputFailures == outputs.size()) {
-            status = EpisodeStatus.FAILED;
-            errorClass = "all_outputs_failed";
-        } else if (outputFailures > 0 || findingFailures > 0) {
-            status = EpisodeStatus.PARTIALLY_FAILED;
-            errorClass = outputFailures > 0 ? "some_outputs_failed" : "finding_failed";
-        } else {
-            status = EpisodeStatus.DONE;
-        }
-        JsonObject detail = Json.createObjectBuilder()
-                .add("summary", conv.summary() == null ? "" : conv.summary())
-                .add("findings", conv.findings().size())
-                .add("outputs", outputs.size())
-                .add("outputFailures", outputFailures)
-                .add("findingFailures", findingFailures)
-                .build();
-        return finish(s, status, conv.summary(), errorClass, detail);
+        ConvergeStep.Ending e = ending.get();
+        return finish(s, e.status(), e.summary(), e.errorClass(), e.detail());
     }
 
     private Outcome finish(RunSnapshot s, EpisodeStatus status, String summary, String errorClass, JsonObject detail) {
-        String kind = status == EpisodeStatus.DONE || status == EpisodeStatus.PARTIALLY_FAILED
-                ? StepKind.EPISODE_COMPLETED : StepKind.EPISODE_FAILED;
-        int no = stepNo++;
-        int updated = env.tx().inNewTransaction(em -> {
-            if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, null, null)) {
-                return 0;
-            }
-            return env.store().finish(em, episodeId, status, turns, summary, errorClass, null);
-        });
-        if (updated == 0) {
+        if (!writes.finish(status, turns, summary, errorClass, detail)) {
             // Canceled or recovered under us: whoever moved it fires its own terminal event.
             return Outcome.CLAIM_LOST;
         }
@@ -367,14 +255,9 @@ public final class EpisodeTask implements Runnable {
     }
 
     private Outcome fail(RunSnapshot s, String errorClass, String message) {
-        int no = stepNo++;
         JsonObject detail = Json.createObjectBuilder().add("errorClass", errorClass)
                 .add("message", message == null ? "" : message).build();
-        int updated = env.tx().inNewTransaction(em -> {
-            env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(), detail, errorClass, null, null);
-            return env.store().finish(em, episodeId, EpisodeStatus.FAILED, turns, null, errorClass, message);
-        });
-        if (updated == 1) {
+        if (writes.end(EpisodeStatus.FAILED, turns, errorClass, message, detail)) {
             terminal(s, EpisodeStatus.FAILED, errorClass);
         }
         return Outcome.FAILED;
@@ -390,68 +273,17 @@ public final class EpisodeTask implements Runnable {
     }
 
     private Outcome cancel(RunSnapshot s) {
-        int no = stepNo++;
-        int updated = env.tx().inNewTransaction(em -> {
-            env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(),
-                    Json.createObjectBuilder().add("errorClass", "canceled").build(), "canceled", null, null);
-            return env.store().finish(em, episodeId, EpisodeStatus.CANCELED, turns, null, "canceled", null);
-        });
-        if (updated == 1) {
+        if (writes.end(EpisodeStatus.CANCELED, turns, "canceled", null,
+                Json.createObjectBuilder().add("errorClass", "canceled").build())) {
             terminal(s, EpisodeStatus.CANCELED, "canceled");
         }
         return Outcome.FINISHED;
     }
 
     private Outcome block(RunSnapshot s, Strategy<Object> strategy, Object state, String kind, JsonObject detail) {
-        String stateJson = JsonText.jsonb().toJson(state);
-        int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
-        int no = stepNo++;
-        int updated = env.tx().inNewTransaction(em -> {
-            env.store().checkpoint(em, episodeId, cpNo, BLOCKED_PHASE, strategy.stateVersion(), stateJson);
-            if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, null, null, null)) {
-                return 0;
-            }
-            return env.store().block(em, episodeId, turns);
-        });
+        boolean blocked = writes.block(CheckpointCodec.write(state), strategy.stateVersion(), kind, detail, turns);
         env.telemetry().count("episode_blocked", "actor", s.ref().actorId(), "reason", kind);
-        return updated == 1 ? Outcome.BLOCKED : Outcome.CLAIM_LOST;
-    }
-
-    private boolean checkpoint(Strategy<Object> strategy, Object state, String phase, String kind, JsonObject detail) {
-        String stateJson = JsonText.jsonb().toJson(state);
-        int no = stepNo++;
-        return env.tx().inNewTransaction(em -> {
-            if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, null, null, null)) {
-                return false;
-            }
-            env.store().checkpoint(em, episodeId, no, phase, strategy.stateVersion(), stateJson);
-            return true;
-        });
-    }
-
-    private Object restore(Strategy<Object> strategy, RunSnapshot.SavedCheckpoint cp) {
-        JsonObject json = JsonText.parseObject(cp.state());
-        int version = cp.schemaVersion();
-        int target = strategy.stateVersion();
-        if (version > target) {
-            throw new CheckpointMigrationException("checkpoint " + cp.number() + " has state version " + version
-                    + ", newer than " + strategy.getClass().getName() + " understands (" + target + ")");
-        }
-        while (version < target) {
-            json = strategy.migrate(version, json);
-            version++;
-        }
-        return JsonText.jsonb().fromJson(json.toString(), strategy.stateType());
-    }
-
-    private boolean journal(String kind, JsonObject detail, String errorClass, String sideEffectKey, Long costMs) {
-        int no = stepNo++;
-        boolean written = env.tx().inNewTransaction(
-                em -> env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs));
-        if (!written) {
-            LOG.info(() -> "Episode " + episodeId + ": step " + no + " was already journaled by another owner");
-        }
-        return written;
+        return blocked ? Outcome.BLOCKED : Outcome.CLAIM_LOST;
     }
 
     private void terminal(RunSnapshot s, EpisodeStatus status, String errorClass) {
@@ -465,11 +297,7 @@ public final class EpisodeTask implements Runnable {
     }
 
     private StepContext context(RunSnapshot s, Budget budget, Instant startedAt) {
-        return new StepContext(episodeId, s.ref().actorId(), s.ref().expectationId(), stepNo, turns, budget, s.trigger(),
+        return new StepContext(episodeId, s.ref().actorId(), s.ref().expectationId(), writes.nextStepNo(), turns, budget, s.trigger(),
                 s.ref().sourceEnv(), env.clock().instant(), resume);
-    }
-
-    private static Long millisSince(long t0) {
-        return (System.nanoTime() - t0) / 1_000_000;
     }
 }

@@ -27,18 +27,18 @@ public final class LocalRunner implements EpisodeLauncher {
 
     private static final Logger LOG = Logger.getLogger(LocalRunner.class.getName());
 
-    private final EpisodeTask.Environment env;
+    private final TaskEnvironment env;
     private final ExecutorService executor;
     private final TriggerRequestStore requests;
     private final Map<String, RunControl> running = new ConcurrentHashMap<>();
 
-    public LocalRunner(EpisodeTask.Environment env, ExecutorService executor, TriggerRequestStore requests) {
+    public LocalRunner(TaskEnvironment env, ExecutorService executor, TriggerRequestStore requests) {
         this.env = env;
         this.executor = executor;
         this.requests = requests;
     }
 
-    public EpisodeTask.Environment environment() {
+    public TaskEnvironment environment() {
         return env;
     }
 

@@ -14,7 +14,6 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**

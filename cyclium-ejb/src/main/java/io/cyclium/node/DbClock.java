@@ -1,7 +1,6 @@
 package io.cyclium.node;
 
 import io.cyclium.store.DatabaseVendor;
-import io.cyclium.schema.SchemaMigrator;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;

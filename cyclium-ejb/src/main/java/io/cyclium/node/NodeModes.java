@@ -4,7 +4,6 @@ import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import jakarta.annotation.PostConstruct;

@@ -11,7 +11,6 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.inject.Inject;
-import io.cyclium.schema.SchemaMigrator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

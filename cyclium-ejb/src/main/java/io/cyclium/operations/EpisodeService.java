@@ -28,7 +28,6 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.output.OutputEntity;
 import io.cyclium.output.OutputView;
 import io.cyclium.problem.Problem;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -8,7 +8,6 @@ import io.cyclium.claims.LeasedClaimGate;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.execution.RunControl;
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.UniqueViolation;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;

@@ -6,7 +6,6 @@ import io.cyclium.claims.ClaimGateProducer;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
@@ -24,7 +23,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**

@@ -13,7 +13,6 @@ import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;

@@ -10,8 +10,6 @@ import io.cyclium.actor.Actor;
 import io.cyclium.actor.ActorDefinition;
 import io.cyclium.actor.ActorDiscovery;
 import io.cyclium.actor.CycliumEvent;
-import io.cyclium.actor.ExpectationDefinition;
-import io.cyclium.actor.InvalidActorException;
 
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
@@ -19,15 +17,12 @@ import io.cyclium.config.CycliumConfig;
 import io.cyclium.execution.ConvergeEffects;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeStore;
-import io.cyclium.execution.EpisodeTask;
+import io.cyclium.execution.TaskEnvironment;
 import io.cyclium.execution.LocalRunner;
 import io.cyclium.execution.RunControl;
-import io.cyclium.episode.Strategy;
-import io.cyclium.execution.StrategyLookup;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.episode.TriggerRequestStore;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.Resource;
@@ -103,7 +98,6 @@ public class ActorHost {
 
     private final Map<String, ActorRuntime> runtimes = new ConcurrentHashMap<>();
     private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
-    private final Map<Class<?>, Strategy<?>> strategies = new ConcurrentHashMap<>();
     private volatile LocalRunner runner;
     private volatile ScheduledTriggers schedules;
     private volatile EpisodeStore store;
@@ -113,9 +107,10 @@ public class ActorHost {
         if (runner != null) {
             return;
         }
-        checkStrategies();
+        StrategyBeans strategyBeans = new StrategyBeans(discovery, beans);
+        strategyBeans.check();
         store = new EpisodeStore(vendor);
-        EpisodeTask.Environment env = new EpisodeTask.Environment(tx, store, lookup(), claims, effects,
+        TaskEnvironment env = new TaskEnvironment(tx, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry);
         runner = new LocalRunner(env, executor, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
@@ -161,42 +156,6 @@ public class ActorHost {
         runtimes.values().forEach(ActorRuntime::stopAccepting);
     }
 
-    /**
-     * Every declared strategy must be a bean this module can create. Checked here, at startup,
-     * so a missing scope annotation fails the deployment naming actor and expectation.
-     */
-    private void checkStrategies() {
-        java.util.List<String> problems = new java.util.ArrayList<>();
-        for (ActorDefinition actor : discovery.definitions()) {
-            for (ExpectationDefinition exp : actor.expectations()) {
-                if (!beans.select(exp.strategy()).isResolvable()) {
-                    problems.add("actor \"" + actor.id() + "\", expectation \"" + exp.id() + "\": strategy "
-                            + exp.strategy().getName() + " is not a CDI bean (annotate it with a scope such as"
-                            + " @ApplicationScoped or @Dependent)");
-                }
-            }
-        }
-        if (!problems.isEmpty()) {
-            throw new InvalidActorException("Invalid Cyclium actor declaration: " + String.join("; ", problems));
-        }
-    }
-
-    private StrategyLookup lookup() {
-        return new StrategyLookup() {
-            @Override
-            public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
-                return discovery.definitions().stream().filter(a -> a.id().equals(actorId)).findFirst()
-                        .flatMap(a -> a.expectation(expectationId));
-            }
-
-            @Override
-            public Strategy<?> strategy(ExpectationDefinition expectation) {
-                // Strategies hold no per-episode state (it lives in S), so one instance serves all.
-                return strategies.computeIfAbsent(expectation.strategy(), c -> (Strategy<?>) beans.select(c).get());
-            }
-        };
-    }
-
     /** Routes a bus event to every matching expectation; returns actor → (expectation → dedupe key). */
     public Map<String, Map<String, String>> publish(CycliumEvent event) {
         Map<String, Map<String, String>> matched = new LinkedHashMap<>();
@@ -239,22 +198,8 @@ public class ActorHost {
 
     /** Every discovered actor with what this node does with it. */
     public java.util.List<ActorView> views() {
-        java.util.List<ActorView> out = new java.util.ArrayList<>();
-        for (ActorDefinition def : discovery.definitions()) {
-            ActorRuntime rt = runtimes.get(def.id());
-            java.util.List<ActorView.ExpectationInfo> exps = def.expectations().stream().map(e -> new ActorView.ExpectationInfo(
-                    e.id(), e.strategy().getName(),
-                    e.events().stream().map(t -> t.filter().isEmpty() ? t.type() : t.type() + " " + t.filter()).toList(),
-                    e.every().map(b -> b.interval().toString()).orElse(null), e.cron().map(c -> c.spec()).orElse(null),
-                    e.manual(), e.debounce().toMillis(), e.cooldown().toMillis(), e.recovery().name().toLowerCase(java.util.Locale.ROOT),
-                    e.maxAttempts(), e.budget().maxSteps(), e.budget().maxWall().toMillis(), e.breakerThreshold(),
-                    rt == null ? "none" : rt.breakerState(e.id()))).toList();
-            out.add(new ActorView(def.id(), def.beanClass().getName(), rt != null, notRunningWhy.get(def.id()),
-                    modes.modeFor(def.id()).wireName(), rt == null ? def.maxConcurrent() : rt.maxConcurrent(),
-                    def.overflow().name().toLowerCase(java.util.Locale.ROOT), java.util.List.copyOf(def.stacks()),
-                    rt == null ? 0 : rt.activeCount(), rt == null ? 0 : rt.queuedCount(), exps));
-        }
-        return out;
+        return discovery.definitions().stream().map(def -> ActorView.of(def, runtimes.get(def.id()),
+                notRunningWhy.get(def.id()), modes.modeFor(def.id()).wireName())).toList();
     }
 
     /** Why a discovered actor does not run on this node (console and status). */

@@ -1,5 +1,8 @@
 package io.cyclium.runtime;
 
+import io.cyclium.actor.ActorDefinition;
+import java.util.Locale;
+
 import java.util.List;
 
 /** An actor as the console and the API show it on this node. */
@@ -10,5 +13,20 @@ public record ActorView(String id, String beanClass, boolean runsHere, String wh
     public record ExpectationInfo(String id, String strategy, List<String> events, String every, String cron, boolean manual,
             long debounceMs, long cooldownMs, String recovery, int maxAttempts, int maxSteps, long maxWallMs,
             int breakerThreshold, String breakerState) {
+    }
+
+    /** What this node does with a discovered actor; {@code runtime} null when it does not run here. */
+    static ActorView of(ActorDefinition def, ActorRuntime runtime, String whyNot, String mode) {
+        List<ExpectationInfo> exps = def.expectations().stream().map(e -> new ExpectationInfo(
+                e.id(), e.strategy().getName(),
+                e.events().stream().map(t -> t.filter().isEmpty() ? t.type() : t.type() + " " + t.filter()).toList(),
+                e.every().map(b -> b.interval().toString()).orElse(null), e.cron().map(c -> c.spec()).orElse(null),
+                e.manual(), e.debounce().toMillis(), e.cooldown().toMillis(), e.recovery().name().toLowerCase(Locale.ROOT),
+                e.maxAttempts(), e.budget().maxSteps(), e.budget().maxWall().toMillis(), e.breakerThreshold(),
+                runtime == null ? "none" : runtime.breakerState(e.id()))).toList();
+        return new ActorView(def.id(), def.beanClass().getName(), runtime != null, whyNot, mode,
+                runtime == null ? def.maxConcurrent() : runtime.maxConcurrent(), def.overflow().name().toLowerCase(Locale.ROOT),
+                List.copyOf(def.stacks()), runtime == null ? 0 : runtime.activeCount(),
+                runtime == null ? 0 : runtime.queuedCount(), exps);
     }
 }

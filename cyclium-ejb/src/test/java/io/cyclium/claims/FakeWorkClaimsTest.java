@@ -6,11 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.claims.Acquisition.Acquired;
 import io.cyclium.claims.Acquisition.Busy;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /** The contract in memory, plus the fake's own means of simulating the rest of a cluster. */

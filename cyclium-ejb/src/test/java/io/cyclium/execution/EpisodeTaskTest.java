@@ -175,7 +175,7 @@ class EpisodeTaskTest {
                     new Budget(maxSteps, maxWall), 0, Duration.ofMinutes(1), null);
         }
 
-        EpisodeTask.Environment environment(ExpectationDefinition exp) {
+        TaskEnvironment environment(ExpectationDefinition exp) {
             FindingRepository findings = new FindingRepository(jpa.vendor());
             OutputAdapter counting = new OutputAdapter() {
                 @Override
@@ -214,7 +214,7 @@ class EpisodeTaskTest {
                     return strategy;
                 }
             };
-            return new EpisodeTask.Environment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, Telemetry.NOOP);
+            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, Telemetry.NOOP);
         }
 
         String insert(ExpectationDefinition exp) {

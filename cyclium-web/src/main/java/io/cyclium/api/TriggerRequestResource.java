@@ -1,9 +1,7 @@
 package io.cyclium.api;
 
-
 import io.cyclium.operations.TriggerRequests;
 import io.cyclium.problem.Problem;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.episode.TriggerRequestStore;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

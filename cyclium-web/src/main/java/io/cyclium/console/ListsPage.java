@@ -2,11 +2,9 @@ package io.cyclium.console;
 
 import io.cyclium.operations.TriggerRequests;
 
-
 import io.cyclium.finding.FindingRepository;
 import io.cyclium.finding.FindingView;
 import io.cyclium.finding.Findings;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.episode.TriggerRequestStore;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

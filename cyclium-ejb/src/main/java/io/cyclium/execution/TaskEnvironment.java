@@ -1,0 +1,14 @@
+package io.cyclium.execution;
+
+import io.cyclium.claims.ClaimGate;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import java.time.Clock;
+import java.util.function.Consumer;
+
+/** Everything an {@link EpisodeTask} uses, so the same loop runs in the container and in tests. */
+public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
+        ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry) {
+}
