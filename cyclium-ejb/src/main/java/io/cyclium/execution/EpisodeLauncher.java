@@ -3,6 +3,7 @@ package io.cyclium.execution;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.RunSnapshot;
+import java.util.function.Consumer;
 
 /**
  * The side of an actor's runtime that touches the database and the executor: the actor runtime
@@ -10,8 +11,14 @@ import io.cyclium.episode.RunSnapshot;
  */
 public interface EpisodeLauncher {
 
-    /** Inserts the row; false when the dedupe key is taken. */
-    boolean insert(NewEpisode episode);
+    /**
+     * Inserts the row in the caller's transaction when there is one (a new one otherwise); false
+     * when the dedupe key is taken. {@code settled} is told once that transaction has ended whether
+     * the row is now committed and this call's — possibly before this method returns (no caller
+     * transaction), possibly much later (host code's transaction), never twice. Only after
+     * {@code settled(true)} may a task for it start: another thread would not see the row before.
+     */
+    boolean insert(NewEpisode episode, Consumer<Boolean> settled);
 
     /** Starts a task for the episode on this node. */
     void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, Runnable exited);
@@ -28,7 +35,7 @@ public interface EpisodeLauncher {
 
     /**
      * Trigger-only: inserts the episode row (so UIs see it) and a trigger request for a full
-     * node, in one transaction; false when the dedupe key is taken.
+     * node, in one transaction (the caller's when there is one); false when the dedupe key is taken.
      */
     default boolean defer(NewEpisode episode) {
         throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());

@@ -1,5 +1,7 @@
 package io.cyclium.execution;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import io.cyclium.episode.EpisodeEntity;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.NewEpisode;
@@ -43,8 +45,14 @@ public final class LocalRunner implements EpisodeLauncher {
     }
 
     @Override
-    public boolean insert(NewEpisode episode) {
-        return env.tx().inNewTransaction(em -> env.store().insert(em, episode));
+    public boolean insert(NewEpisode episode, Consumer<Boolean> settled) {
+        // settled may run inside inCallerTransaction (our own transaction commits as it returns):
+        // it reads whether the insert won from here, written before the commit.
+        AtomicBoolean won = new AtomicBoolean();
+        return env.tx().inCallerTransaction(em -> {
+            won.set(env.store().insert(em, episode));
+            return won.get();
+        }, committed -> settled.accept(committed && won.get()));
     }
 
     @Override
@@ -55,13 +63,14 @@ public final class LocalRunner implements EpisodeLauncher {
     /** The episode row and its trigger request in one transaction: both or neither. */
     @Override
     public boolean defer(NewEpisode episode) {
-        return env.tx().inNewTransaction(em -> {
+        return env.tx().inCallerTransaction(em -> {
             if (!env.store().insert(em, episode)) {
                 return false;
             }
             requests.insert(em, java.util.UUID.randomUUID().toString(), episode.id(), episode.actorId(),
                     episode.expectationId(), env.node(), episode.sourceStack(), episode.sourceEnv(), false);
             return true;
+        }, committed -> {
         });
     }
 

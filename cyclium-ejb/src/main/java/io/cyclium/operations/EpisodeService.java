@@ -47,6 +47,8 @@ import java.util.regex.Pattern;
 @ApplicationScoped
 public class EpisodeService {
 
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(EpisodeService.class.getName());
+
     private static final Pattern ID = Pattern.compile("[0-9a-fA-F-]{36}");
 
     @Inject
@@ -105,7 +107,27 @@ public class EpisodeService {
             key = DedupeKeys.withEnv(DedupeKeys.manual(actorId, expectationId, idempotencyKey), env);
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.MANUAL, null, idempotencyKey, payload, null);
-        return rt.fire(FireRequest.of(exp, trigger, key, true).in(scope));
+        if (host.draining()) {
+            throw Problem.unavailable("node " + identity.name() + " is shutting down and takes no new episodes; nothing was"
+                    + " stored: start it on another node");
+        }
+        FireResult result;
+        try {
+            result = rt.fire(FireRequest.of(exp, trigger, key, true).in(scope));
+        } catch (Problem p) {
+            throw p;
+        } catch (RuntimeException e) {
+            String id = java.util.UUID.randomUUID().toString();
+            LOG.log(java.util.logging.Level.WARNING, "Manual start of " + exp.qualifiedId() + " could not be stored (error "
+                    + id + ")", e);
+            throw Problem.unavailable("the episode could not be stored (the database refused it; server log error " + id
+                    + "); nothing was started: try again");
+        }
+        if (result.kind() == FireResult.Kind.NOT_ACCEPTING && host.draining()) {
+            throw Problem.unavailable("node " + identity.name() + " is shutting down and takes no new episodes; nothing was"
+                    + " stored: start it on another node");
+        }
+        return result;
     }
 
     public EpisodeDetail detail(String episodeId) {

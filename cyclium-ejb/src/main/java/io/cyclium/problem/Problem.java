@@ -34,6 +34,14 @@ public class Problem extends RuntimeException {
         return new Problem(404, null, what);
     }
 
+    /**
+     * 503: this node cannot take the request now (the database refused the write, the node is
+     * draining); nothing was stored, and the same request may be retried here or on another node.
+     */
+    public static Problem unavailable(String message) {
+        return new Problem(503, null, message);
+    }
+
     /** 409: the thing exists but is not in a state that allows this. */
     public static Problem conflict(String message) {
         return new Problem(409, null, message);

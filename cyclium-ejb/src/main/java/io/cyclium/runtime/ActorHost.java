@@ -1,5 +1,9 @@
 package io.cyclium.runtime;
 
+import java.util.UUID;
+
+import io.cyclium.problem.Problem;
+
 import java.time.Duration;
 
 import io.cyclium.timing.Jitter;
@@ -156,29 +160,51 @@ public class ActorHost {
         runtimes.values().forEach(ActorRuntime::stopAccepting);
     }
 
-    /** Routes a bus event to every matching expectation; returns actor → (expectation → dedupe key). */
+    /**
+     * Routes a bus event to every matching expectation and returns actor → (expectation → dedupe
+     * key) once every episode it created is stored — in the caller's transaction when there is one.
+     * The event is taken whole or the caller hears why not: a draining or not yet started node, or
+     * a database that refused the write, is a 503 {@link Problem}. An event stored for some actors
+     * before a failure is safe to send again: its dedupe keys turn the repeats into duplicates.
+     */
     public Map<String, Map<String, String>> publish(CycliumEvent event) {
+        if (runner == null || draining) {
+            telemetry.count("event_refused", "reason", draining ? "draining" : "starting");
+            throw Problem.unavailable("node " + identity.name() + (draining ? " is shutting down" : " has not started yet")
+                    + " and takes no new triggers; event " + event.type() + " was not stored: send it to another node");
+        }
         Map<String, Map<String, String>> matched = new LinkedHashMap<>();
         for (ActorRuntime rt : runtimes.values()) {
+            Map<String, String> keys;
             try {
-                Map<String, String> keys = rt.onEvent(event);
-                if (!keys.isEmpty()) {
-                    matched.put(rt.definition().id(), keys);
-                }
+                keys = rt.onEvent(event);
+            } catch (Problem p) {
+                telemetry.count("event_refused", "reason", "stopping");
+                throw p;
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Actor " + rt.definition().id() + " could not take event " + event.type(), e);
-                telemetry.count("event_route_failed", "actor", rt.definition().id());
+                String id = UUID.randomUUID().toString();
+                LOG.log(Level.WARNING, "Event " + event.type() + " could not be stored for actor " + rt.definition().id()
+                        + " (error " + id + ")", e);
+                telemetry.count("event_refused", "reason", "store_failed");
+                throw Problem.unavailable("event " + event.type() + " could not be stored for actor " + rt.definition().id()
+                        + " (the database refused it; server log error " + id + "). Send it again: whatever was"
+                        + " stored before the failure is deduplicated by the event's dedupe key.");
+            }
+            if (!keys.isEmpty()) {
+                matched.put(rt.definition().id(), keys);
             }
         }
         telemetry.count("event_received", "type", event.type(), "matched", String.valueOf(!matched.isEmpty()));
         return matched;
     }
 
-    /** Host code fires {@link CycliumEvent}s as CDI events; they arrive here. */
+    /**
+     * Host code fires {@link CycliumEvent}s as CDI events; they arrive here, in the firing thread and
+     * transaction: when {@code fire} returns, the episodes are stored with the caller's transaction
+     * (and start after it commits), and a refusal is thrown back to the caller.
+     */
     void onBusEvent(@Observes CycliumEvent event) {
-        if (runner != null) {
-            publish(event);
-        }
+        publish(event);
     }
 
     void onFinished(@Observes EpisodeFinished event) {

@@ -13,6 +13,7 @@ import io.cyclium.episode.RunSnapshot;
 import io.cyclium.episode.TriggerInfo;
 import io.cyclium.execution.EpisodeLauncher;
 import io.cyclium.keys.EpisodeRef;
+import io.cyclium.problem.Problem;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.timing.Jitter;
@@ -23,6 +24,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -84,9 +87,33 @@ public final class ActorRuntime {
 
     // ---- triggers --------------------------------------------------------------------------
 
-    /** Matches an event against this actor's expectations; returns the dedupe keys it will try. */
+    /**
+     * Matches an event against this actor's expectations and creates their episodes before it
+     * returns (debounced ones excepted); returns expectation → dedupe key. Throws a 503
+     * {@link Problem} when this runtime has stopped taking triggers (the node is draining): the event
+     * was not stored and must go to another node. A database failure propagates as it is.
+     */
     public Map<String, String> onEvent(CycliumEvent event) {
-        return admission.onEvent(event, this::fireWithJitter);
+        Map<String, TriggerAdmission.Admitted> admitted = admission.onEvent(event, new TriggerAdmission.Firing() {
+            @Override
+            public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey) {
+                return ActorRuntime.this.fire(exp, trigger, dedupeKey, false);
+            }
+
+            @Override
+            public void fireWithJitter(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypass) {
+                ActorRuntime.this.fireWithJitter(exp, trigger, dedupeKey, bypass);
+            }
+        });
+        Map<String, String> keys = new HashMap<>();
+        admitted.forEach((expectation, a) -> {
+            if (a.result() != null && a.result().kind() == FireResult.Kind.NOT_ACCEPTING && !accepting) {
+                throw Problem.unavailable("node " + context.node() + " is shutting down and takes no new triggers;"
+                        + " event " + event.type() + " was not stored for actor " + definition.id() + ": send it to another node");
+            }
+            keys.put(expectation, a.dedupeKey());
+        });
+        return keys;
     }
 
     /** Fires after a random 0..jitter delay so the fastest node does not win every key. */
@@ -172,37 +199,53 @@ public final class ActorRuntime {
 
     private FireResult insert(NewEpisode episode, ExpectationDefinition exp, boolean runNow, boolean probe,
             CircuitBreaker breaker) {
+        // Everything after the insert waits for its transaction to settle (host code's, when it fired
+        // the trigger inside one): a task started earlier would not find the row. settle() runs once.
+        AtomicBoolean settledOnce = new AtomicBoolean();
+        Consumer<Boolean> settle = ours -> {
+            if (settledOnce.compareAndSet(false, true)) {
+                settle(episode, runNow, ours, probe, breaker);
+            }
+        };
         boolean inserted;
         try {
-            inserted = launcher.insert(episode);
+            inserted = launcher.insert(episode, settle);
         } catch (RuntimeException e) {
-            if (runNow) {
-                slots.unreserve();
-            }
-            probeNotRun(probe, breaker);
+            settle.accept(false);
             throw e;
         }
         if (!inserted) {
-            if (runNow) {
-                slots.unreserve();
-            }
-            probeNotRun(probe, breaker);
             LOG.fine(() -> "Key " + episode.dedupeKey() + " is already taken: another node (or an earlier trigger) has it");
             count("episode_deduplicated", exp);
             return new FireResult(FireResult.Kind.DUPLICATE, null, episode.dedupeKey());
         }
         context.telemetry().count("episode_created", "actor", definition.id(), "expectation", exp.id(), "trigger",
                 episode.trigger().type());
-        if (runNow) {
-            slots.startReserved(episode.id(), freshSnapshot(episode));
-            return new FireResult(FireResult.Kind.STARTED, episode.id(), episode.dedupeKey());
+        return new FireResult(runNow ? FireResult.Kind.STARTED : FireResult.Kind.QUEUED, episode.id(), episode.dedupeKey());
+    }
+
+    /** The insert's transaction ended: run or queue the committed episode, or give the slot back. */
+    private void settle(NewEpisode episode, boolean runNow, boolean ours, boolean probe, CircuitBreaker breaker) {
+        if (!ours) {
+            if (runNow) {
+                slots.unreserve();
+            }
+            probeNotRun(probe, breaker);
+            return;
         }
-        String shed = slots.enqueueFresh(episode.id(), definition.overflow() == Overflow.SHED_OLDEST);
-        if (shed != null) {
-            launcher.cancelQueued(shed);
-            context.telemetry().count("episode_shed", "actor", definition.id());
-        }
-        return new FireResult(FireResult.Kind.QUEUED, episode.id(), episode.dedupeKey());
+        BackgroundPass.run("episode_start", new String[] {"actor", definition.id()}, LOG, context.telemetry(),
+                () -> "Episode " + episode.id() + " is stored but could not be started here; the recovery sweep will run it",
+                () -> {
+                    if (runNow) {
+                        slots.startReserved(episode.id(), freshSnapshot(episode));
+                        return;
+                    }
+                    String shed = slots.enqueueFresh(episode.id(), definition.overflow() == Overflow.SHED_OLDEST);
+                    if (shed != null) {
+                        launcher.cancelQueued(shed);
+                        context.telemetry().count("episode_shed", "actor", definition.id());
+                    }
+                });
     }
 
     /** A probe that created no episode here will never finish here; see {@link CircuitBreaker#probeNotRun}. */

@@ -75,7 +75,14 @@ final class SlotQueue {
             reserved--;
             active.add(episodeId);
         }
-        launcher.start(episodeId, fresh, false, null, () -> exited(episodeId));
+        try {
+            launcher.start(episodeId, fresh, false, null, () -> exited(episodeId));
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                active.remove(episodeId);
+            }
+            throw e;
+        }
     }
 
     /**

@@ -29,9 +29,15 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class TriggerAdmission {
 
-    /** Where an admitted event goes: the actor's jittered fire. */
+    /** Where an admitted event goes: the actor's fire, now or (debounced) later. */
     interface Firing {
+        FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey);
+
         void fireWithJitter(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker);
+    }
+
+    /** One matched expectation: its dedupe key and what became of it (null: debounced or cooling down). */
+    record Admitted(String dedupeKey, FireResult result) {
     }
 
     private final ActorDefinition definition;
@@ -50,9 +56,13 @@ final class TriggerAdmission {
         this.telemetry = telemetry;
     }
 
-    /** Matches an event against the expectations; returns expectation → the dedupe key it will try. */
-    Map<String, String> onEvent(CycliumEvent event, Firing firing) {
-        Map<String, String> matched = new HashMap<>();
+    /**
+     * Matches an event against the expectations and fires each match at once, in the caller's
+     * thread (and transaction): when this returns, every episode it created is stored. Debounced
+     * expectations fire when their window closes. Returns expectation → what was admitted.
+     */
+    Map<String, Admitted> onEvent(CycliumEvent event, Firing firing) {
+        Map<String, Admitted> matched = new HashMap<>();
         for (ExpectationDefinition exp : definition.expectations()) {
             for (EventTrigger trigger : exp.events()) {
                 if (!trigger.type().equals(event.type()) || !trigger.filter().matches(event.payload())) {
@@ -60,27 +70,25 @@ final class TriggerAdmission {
                 }
                 String key = DedupeKeys.withEnv(DedupeKeys.event(definition.id(), exp.id(), event.id(), event.type(),
                         event.payload()), env);
-                matched.put(exp.id(), key);
-                admit(exp, event, key, firing);
+                matched.put(exp.id(), new Admitted(key, admit(exp, event, key, firing)));
                 break;
             }
         }
         return matched;
     }
 
-    private void admit(ExpectationDefinition exp, CycliumEvent event, String key, Firing firing) {
+    private FireResult admit(ExpectationDefinition exp, CycliumEvent event, String key, Firing firing) {
         String subject = exp.id() + "|" + subjectOf(exp, event.payload());
         if (!exp.cooldown().isZero()) {
             Instant until = cooldownUntil.get(subject);
             if (until != null && clock.instant().isBefore(until)) {
                 telemetry.count("trigger_cooled_down", "actor", definition.id(), "expectation", exp.id());
-                return;
+                return null;
             }
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.EVENT, event.type(), event.id(), event.payload(), null);
         if (exp.debounce().isZero()) {
-            firing.fireWithJitter(exp, trigger, key, false);
-            return;
+            return firing.fire(exp, trigger, key);
         }
         // Trailing edge: each event re-arms the timer; the last one within the window fires.
         debounces.compute(subject, (k, previous) -> {
@@ -97,6 +105,7 @@ final class TriggerAdmission {
             self.set(f);
             return f;
         });
+        return null;
     }
 
     /** An episode was created for an event: its subject cools down from now. */

@@ -1,5 +1,9 @@
 package io.cyclium.store;
 
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import java.util.function.Consumer;
+
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -18,6 +22,31 @@ public class JtaTx implements Tx {
 
     @Resource
     TransactionSynchronizationRegistry txRegistry;
+
+    /**
+     * REQUIRED: the caller's JTA transaction when it has one, a new one otherwise. {@code settled}
+     * runs from the transaction's completion (in the committing thread), so a task started from it
+     * finds the rows committed.
+     */
+    @Override
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public <T> T inCallerTransaction(Function<EntityManager, T> work, Consumer<Boolean> settled) {
+        txRegistry.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                settled.accept(status == Status.STATUS_COMMITTED);
+            }
+        });
+        T result = work.apply(em);
+        if (!txRegistry.getRollbackOnly()) {
+            em.flush();
+        }
+        return result;
+    }
 
     @Override
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)

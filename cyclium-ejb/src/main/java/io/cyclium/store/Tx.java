@@ -15,6 +15,25 @@ public interface Tx {
 
     <T> T inNewTransaction(Function<EntityManager, T> work);
 
+    /**
+     * Runs {@code work} in the caller's transaction when there is one — so a trigger fired inside
+     * host code's transaction is stored with it or not at all (a transactional outbox) — and in a
+     * transaction of its own otherwise. {@code settled} is told, once that transaction has ended,
+     * whether it committed; only then may anything that reads the written rows from another
+     * transaction (a task on another thread) start.
+     */
+    default <T> T inCallerTransaction(Function<EntityManager, T> work, java.util.function.Consumer<Boolean> settled) {
+        T result;
+        try {
+            result = inNewTransaction(work);
+        } catch (RuntimeException | Error e) {
+            settled.accept(false);
+            throw e;
+        }
+        settled.accept(true);
+        return result;
+    }
+
     default void run(java.util.function.Consumer<EntityManager> work) {
         inNewTransaction(em -> {
             work.accept(em);

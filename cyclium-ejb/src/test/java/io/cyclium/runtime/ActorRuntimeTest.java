@@ -1,5 +1,7 @@
 package io.cyclium.runtime;
 
+import io.cyclium.problem.Problem;
+
 import io.cyclium.timing.Jitter;
 
 import io.cyclium.actor.ActorDefinition;
@@ -675,5 +677,74 @@ class ActorRuntimeTest {
         assertThat(key).isEqualTo(DedupeKeys.event("disk-watch", "var-full", "evt-7", "disk.full", full.payload()) + ":rc");
         assertThat(launcher.insertedKeys()).contains(key);
         assertThat(launcher.inserted).allSatisfy(row -> assertThat(row.sourceEnv()).isEqualTo("rc"));
+    }
+
+    // ---- durable intake ------------------------------------------------------------------------
+
+    /** An actor "intake" whose expectation "take" runs on every {@code order.placed} event. */
+    private ActorRuntime intake(int slots) {
+        return runtime(actor("intake", Overflow.QUEUE, expectation("take").on("order.placed")), slots);
+    }
+
+    @Test
+    void an_event_is_stored_before_on_event_returns_without_waiting_for_any_timer() {
+        ActorRuntime rt = intake(1);
+
+        Map<String, String> keys = rt.onEvent(event("order.placed", "o-1", "{\"order\":1}"));
+
+        assertThat(launcher.inserted).as("no jitter timer stands between the event and its row").singleElement()
+                .satisfies(row -> assertThat(row.dedupeKey()).isEqualTo(keys.get("take")));
+        assertThat(timers.pendingCount()).isZero();
+        assertThat(launcher.startedIds()).hasSize(1);
+    }
+
+    @Test
+    void an_episode_fired_inside_a_callers_transaction_starts_only_after_that_transaction_commits() {
+        ActorRuntime rt = intake(1);
+        launcher.holdCommits();
+
+        rt.onEvent(event("order.placed", "o-1", "{\"order\":1}"));
+
+        assertThat(launcher.inserted).hasSize(1);
+        assertThat(launcher.started).as("the task would not see an uncommitted row").isEmpty();
+        assertThat(rt.activeCount()).isZero();
+        launcher.commitHeld();
+        assertThat(launcher.startedIds()).containsExactly(launcher.inserted.get(0).id());
+    }
+
+    @Test
+    void a_callers_rolled_back_transaction_starts_nothing_and_frees_the_reserved_slot() {
+        ActorRuntime rt = intake(1);
+        launcher.holdCommits();
+        rt.onEvent(event("order.placed", "o-1", "{\"order\":1}"));
+
+        launcher.rollBackHeld();
+        assertThat(launcher.started).isEmpty();
+
+        rt.onEvent(event("order.placed", "o-2", "{\"order\":2}"));
+        assertThat(launcher.started).as("the slot the rolled-back episode had reserved is free again").hasSize(1);
+    }
+
+    @Test
+    void a_database_failure_reaches_the_sender_of_the_event_and_leaves_the_slot_free() {
+        ActorRuntime rt = intake(1);
+        launcher.failNextInsert(new IllegalStateException("database is down"));
+
+        assertThatThrownBy(() -> rt.onEvent(event("order.placed", "o-1", "{\"order\":1}")))
+                .hasMessageContaining("database is down");
+
+        rt.onEvent(event("order.placed", "o-1", "{\"order\":1}"));
+        assertThat(launcher.started).as("the retry runs in the slot the failed insert gave back").hasSize(1);
+    }
+
+    @Test
+    void a_stopped_runtime_refuses_an_event_with_a_503_naming_the_node() {
+        ActorRuntime rt = intake(1);
+        rt.stopAccepting();
+
+        assertThatThrownBy(() -> rt.onEvent(event("order.placed", "o-1", "{\"order\":1}")))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.status()).isEqualTo(503))
+                .hasMessageContaining("node-1").hasMessageContaining("not stored");
+        assertThat(launcher.inserted).isEmpty();
     }
 }

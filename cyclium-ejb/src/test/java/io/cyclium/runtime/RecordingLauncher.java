@@ -8,6 +8,7 @@ import io.cyclium.episode.RunSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.Consumer;
 
 /**
  * Stands for the database and the executor behind {@link ActorRuntime}: records what was inserted,
@@ -24,6 +25,8 @@ class RecordingLauncher implements EpisodeLauncher {
     final List<HeldClaim> released = new ArrayList<>();
     final List<String> marked = new ArrayList<>();
     private boolean keyTaken;
+    private boolean holding;
+    private final List<Consumer<Boolean>> held = new ArrayList<>();
     private RuntimeException insertFailure;
 
     /** From now on every insert finds its dedupe key taken (another node won it), until {@link #keysFree()}. */
@@ -41,17 +44,50 @@ class RecordingLauncher implements EpisodeLauncher {
     }
 
     @Override
-    public boolean insert(NewEpisode episode) {
+    public boolean insert(NewEpisode episode, Consumer<Boolean> settled) {
         if (insertFailure != null) {
             RuntimeException failure = insertFailure;
             insertFailure = null;
+            settled.accept(false);
             throw failure;
         }
         if (keyTaken) {
+            settled(settled, false);
             return false;
         }
         inserted.add(episode);
+        settled(settled, true);
         return true;
+    }
+
+    private void settled(Consumer<Boolean> settled, boolean ours) {
+        if (holding) {
+            held.add(ours ? settled : committed -> settled.accept(false));
+        } else {
+            settled.accept(ours);
+        }
+    }
+
+    /** From now on inserts happen in a caller's transaction that stays open until {@link #commitHeld} or {@link #rollBackHeld}. */
+    void holdCommits() {
+        holding = true;
+    }
+
+    /** The caller's transaction commits: every held insert is settled as committed. */
+    void commitHeld() {
+        holding = false;
+        List<Consumer<Boolean>> now = new ArrayList<>(held);
+        held.clear();
+        now.forEach(c -> c.accept(true));
+    }
+
+    /** The caller's transaction rolls back: every held insert is gone. */
+    void rollBackHeld() {
+        holding = false;
+        List<Consumer<Boolean>> now = new ArrayList<>(held);
+        held.clear();
+        now.forEach(c -> c.accept(false));
+        inserted.clear();
     }
 
     @Override

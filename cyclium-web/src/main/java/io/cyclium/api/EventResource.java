@@ -17,8 +17,11 @@ import java.util.Map;
 
 /**
  * {@code POST /cyclium/api/events} with {@code {"type": "...", "id": "...", "payload": {...}}}: puts
- * the event on this node's bus. 202 with the expectations it matched and the dedupe key each will
- * try; the episodes are created asynchronously (after the anti-herd jitter).
+ * the event on this node's bus. 202 with the expectations it matched and the dedupe key of each:
+ * the 202 means stored — every episode the event created is committed before the answer (they run
+ * afterwards). 503 when this node cannot store it (draining, database down): send it again, here
+ * or to another node; an event id (or the same payload) makes the repeat a duplicate, never a
+ * second episode. Debounced expectations are the exception: their timer lives on this node.
  */
 @Path("events")
 @RequestScoped

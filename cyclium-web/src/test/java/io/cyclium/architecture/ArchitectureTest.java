@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The package layering README's "Modules" section writes down, kept by the compiler's output: the
  * production classes of both modules (EJB and web), imported from their class files, so a
- * fully-qualified name in code counts like an import.
+ * fully-qualified name in code counts like an import. The EJB module arrives as target/classes or
+ * as its jar, depending on the Maven phase: both are read.
  *
  * <p>Tiers from the bottom up. A package may use packages of lower tiers only: not a higher tier
  * (an upward import), not a peer in its own tier. A package of {@code io.cyclium} that is in no
@@ -48,7 +49,6 @@ class ArchitectureTest {
 
     private static final JavaClasses PRODUCTION = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
             .importPackages("io.cyclium");
 
     @Test
