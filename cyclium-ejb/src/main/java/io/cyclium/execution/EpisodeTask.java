@@ -60,6 +60,9 @@ public final class EpisodeTask implements Runnable {
 
     private EpisodeWrites writes;
     private int turns;
+    // what idempotency keys count from: the checkpoint the state derives from, and the turn it was taken at
+    private int checkpointBase = -1;
+    private int turnsAtCheckpoint;
     private Outcome outcome = Outcome.NOT_RUNNABLE;
 
     /**
@@ -157,6 +160,7 @@ public final class EpisodeTask implements Runnable {
             RunSnapshot.SavedCheckpoint cp = s.checkpoint().get();
             try {
                 state = CheckpointCodec.read(strategy, cp);
+                checkpointBase = cp.number();
             } catch (RuntimeException e) {
                 // Never fall back to init silently: that would replay side effects the checkpoint covered.
                 return fail(s, "checkpoint_migration_failed", e.getMessage());
@@ -206,10 +210,13 @@ public final class EpisodeTask implements Runnable {
                 }
                 state = strategy.onResult(state, observed.get(), ctx);
             } else if (step instanceof Step.Checkpoint c) {
-                if (!writes.checkpoint(CheckpointCodec.write(state), strategy.stateVersion(), c.phase(), StepKind.CHECKPOINT,
-                        Json.createObjectBuilder().add("phase", c.phase()).build())) {
+                int number = writes.checkpoint(CheckpointCodec.write(state), strategy.stateVersion(), c.phase(),
+                        StepKind.CHECKPOINT, Json.createObjectBuilder().add("phase", c.phase()).build());
+                if (number < 0) {
                     return Outcome.CLAIM_LOST;
                 }
+                checkpointBase = number;
+                turnsAtCheckpoint = turns;
                 state = strategy.onResult(state, StepResult.checkpointed(c.phase()), ctx);
             } else if (step instanceof Step.ProposeOutput p) {
                 proposed.add(p.proposal());
@@ -297,7 +304,7 @@ public final class EpisodeTask implements Runnable {
     }
 
     private StepContext context(RunSnapshot s, Budget budget, Instant startedAt) {
-        return new StepContext(episodeId, s.ref().actorId(), s.ref().expectationId(), writes.nextStepNo(), turns, budget, s.trigger(),
-                s.ref().sourceEnv(), env.clock().instant(), resume);
+        return new StepContext(episodeId, s.ref().actorId(), s.ref().expectationId(), writes.nextStepNo(), turns, budget,
+                s.trigger(), s.ref().sourceEnv(), env.clock().instant(), resume, checkpointBase, turns - turnsAtCheckpoint);
     }
 }

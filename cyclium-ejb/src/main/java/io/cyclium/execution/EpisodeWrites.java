@@ -58,16 +58,20 @@ final class EpisodeWrites {
         return journal(StepKind.RESUMED, marker, null, null, null);
     }
 
-    /** A checkpoint and its journal row together; false when the step was taken by another owner. */
-    boolean checkpoint(String stateJson, int stateVersion, String phase, String kind, JsonObject detail) {
+    /**
+     * A checkpoint and its journal row together; returns the checkpoint's number (its step
+     * number), or -1 when the step was taken by another owner.
+     */
+    int checkpoint(String stateJson, int stateVersion, String phase, String kind, JsonObject detail) {
         int no = stepNo++;
-        return env.tx().inNewTransaction(em -> {
+        boolean written = env.tx().inNewTransaction(em -> {
             if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, null, null, null)) {
                 return false;
             }
             env.store().checkpoint(em, episodeId, no, phase, stateVersion, stateJson);
             return true;
         });
+        return written ? no : -1;
     }
 
     /** Checkpoint, journal and status {@code blocked} in one transaction; false when the episode moved on. */

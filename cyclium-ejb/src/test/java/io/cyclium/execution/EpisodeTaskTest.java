@@ -498,4 +498,38 @@ class EpisodeTaskTest {
         assertThat(rig.run(exp, id[0])).isEqualTo(EpisodeTask.Outcome.CLAIM_LOST);
         assertThat(rig.row(id[0]).status).isEqualTo("running");
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2"})
+    void a_restart_from_a_checkpoint_repeats_the_idempotency_keys_of_the_turns_after_it(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        RunControl[] control = new RunControl[1];
+        List<String> firstRun = new ArrayList<>();
+        rig.strategy = new Scripted((s, c) -> {
+            firstRun.add(c.idempotencyKey());
+            return switch (s.step) {
+                case 0 -> Step.observe("first", ctx -> Json.createValue(1));
+                case 1 -> Step.checkpoint("after-first");
+                default -> {
+                    control[0].requestStop(); // the node drains after this turn's external call
+                    yield Step.observe("call", ctx -> Json.createValue(2));
+                }
+            };
+        }, null);
+        ExpectationDefinition exp = rig.expectation(20, Duration.ofMinutes(1));
+        String id = rig.insert(exp);
+        control[0] = new RunControl(id);
+        assertThat(rig.run(exp, id, false, control[0])).isEqualTo(EpisodeTask.Outcome.STOPPED);
+
+        List<String> secondRun = new ArrayList<>();
+        rig.strategy = new Scripted((s, c) -> {
+            secondRun.add(c.idempotencyKey());
+            return Step.done("again");
+        }, null);
+        assertThat(rig.run(exp, id, true, new RunControl(id))).isEqualTo(EpisodeTask.Outcome.FINISHED);
+
+        assertThat(firstRun).hasSize(3).doesNotHaveDuplicates();
+        assertThat(secondRun.get(0)).as("the first turn after the checkpoint, run again after the resumed marker")
+                .isEqualTo(firstRun.get(2));
+    }
 }
