@@ -1,5 +1,7 @@
 package io.cyclium.claims;
 
+import java.util.List;
+
 
 import io.cyclium.telemetry.Telemetry;
 import java.util.Map;
@@ -112,11 +114,18 @@ public final class LeasedClaimGate implements ClaimGate {
     }
 
     private void reconcile() {
+        // Judge only the claims held before the query: a lease a task acquires while the query runs
+        // is not in its answer, and is not lost (the next tick sees it). Nor is one settled and
+        // re-acquired meanwhile: the held map then has another claim for the key.
+        List<HeldClaim> before = List.copyOf(held.values());
         Map<String, Long> live = new java.util.HashMap<>();
         for (ClaimRecord r : claims.ownedLive(owner)) {
             live.put(r.key(), r.fence());
         }
-        for (HeldClaim claim : held.values()) {
+        for (HeldClaim claim : before) {
+            if (held.get(claim.key()) != claim) {
+                continue;
+            }
             Long fence = live.get(claim.key());
             if (fence == null || fence != claim.fence()) {
                 if (!claim.lost()) {

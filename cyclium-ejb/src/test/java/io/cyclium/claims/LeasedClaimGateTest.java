@@ -80,4 +80,85 @@ class LeasedClaimGateTest {
         assertThat(gate.releaseUnaccounted(inUse(), 2)).as("a new lease on the same key starts its own grace").isZero();
         assertThat(gate.stillOwns(again)).isTrue();
     }
+
+    /** Claims on {@link #claims} that run {@code whileReading} in the middle of the heartbeat's read of its live leases. */
+    private static final class ConcurrentRead implements WorkClaims {
+        private final WorkClaims inner;
+        Runnable whileReading = () -> { };
+
+        ConcurrentRead(WorkClaims inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public Acquisition acquire(String key, String owner, int leaseSeconds, String workType) {
+            return inner.acquire(key, owner, leaseSeconds, workType);
+        }
+
+        @Override
+        public boolean renew(String key, String owner, int leaseSeconds) {
+            return inner.renew(key, owner, leaseSeconds);
+        }
+
+        @Override
+        public int renewAll(String owner, int leaseSeconds) {
+            return inner.renewAll(owner, leaseSeconds);
+        }
+
+        @Override
+        public java.util.List<ClaimRecord> ownedLive(String owner) {
+            java.util.List<ClaimRecord> answer = inner.ownedLive(owner);
+            Runnable r = whileReading;
+            whileReading = () -> { };
+            r.run();
+            return answer;
+        }
+
+        @Override
+        public boolean complete(String key, String owner) {
+            return inner.complete(key, owner);
+        }
+
+        @Override
+        public boolean fail(String key, String owner, String detail) {
+            return inner.fail(key, owner, detail);
+        }
+
+        @Override
+        public java.util.List<ClaimRecord> reclaimExpired(int limit) {
+            return inner.reclaimExpired(limit);
+        }
+
+        @Override
+        public boolean ownsAtFence(String key, String owner, long fence) {
+            return inner.ownsAtFence(key, owner, fence);
+        }
+
+        @Override
+        public int releaseAll(String owner) {
+            return inner.releaseAll(owner);
+        }
+
+        @Override
+        public java.util.Optional<ClaimRecord> find(String key) {
+            return inner.find(key);
+        }
+    }
+
+    @Test
+    void a_lease_acquired_while_the_heartbeat_reads_its_live_leases_is_not_taken_for_lost() {
+        ConcurrentRead racing = new ConcurrentRead(claims);
+        LeasedClaimGate racingGate = new LeasedClaimGate(racing, "node-a", LEASE, Telemetry.NOOP);
+        HeldClaim stolen = racingGate.acquire("episode:e-5", "episode").orElseThrow();
+        claims.lapse("episode:e-5");
+        assertThat(claims.acquire("episode:e-5", "node-b", LEASE, "episode")).isInstanceOf(Acquisition.Acquired.class);
+        HeldClaim[] fresh = new HeldClaim[1];
+        racing.whileReading = () -> fresh[0] = racingGate.acquire("episode:e-6", "episode").orElseThrow();
+
+        racingGate.renewAll(); // renews nothing of e-5: it looks for what was lost, and e-6 arrives meanwhile
+
+        assertThat(stolen.lost()).as("the lease node-b took").isTrue();
+        assertThat(fresh[0].lost()).as("a lease taken during the heartbeat's read").isFalse();
+        assertThat(racingGate.stillOwns(fresh[0])).isTrue();
+    }
 }
