@@ -1,14 +1,10 @@
 package io.cyclium.recovery;
 
-import io.cyclium.store.DatabaseVendor;
-
-import io.cyclium.runtime.ActorHost;
 import io.cyclium.claims.ClaimGateProducer;
-import io.cyclium.claims.LeasedClaimGate;
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.execution.RunControl;
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.store.UniqueViolation;
+import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -23,27 +19,18 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Status;
 import jakarta.transaction.UserTransaction;
-import java.util.List;
-import java.util.logging.Level;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
- * The graceful half of "never lose work across deploys". Its {@code @PreDestroy} runs before the
- * sweep, the poller, the heartbeat and the actors are destroyed — the singletons form one chain
- * (drainer → sweep → poller → heartbeat → actors → node row → schema), because only
- * {@code @DependsOn} orders destruction reliably and Payara rejects diamond-shaped graphs as
- * cyclic — and while episode tasks still run:
- * <ol>
- * <li>stop triggers and the heartbeat's renewals, and ask every local task to stop at its next
- *     step boundary;</li>
- * <li>in one transaction of set-based statements: stamp this node's running episodes
- *     {@code phase = interrupted}, expire this node's leases, journal one {@code interrupted}
- *     marker per episode, stamp the node row stopped;</li>
- * <li>wait up to {@code cyclium.episode.shutdown-ms} for the tasks to leave. A task still running
- *     then is left: its row is stamped, so the next sweep on another node restarts it at once.</li>
- * </ol>
- * The writes use this bean's own EntityManager on the server-level pool: application-defined pools
- * and calls into other EJBs are not reliable this late in a shutdown.
+ * The graceful half of "never lose work across deploys": runs {@link NodeDrain} from its
+ * {@code @PreDestroy}, which runs before the sweep, the poller, the heartbeat and the actors are
+ * destroyed — the singletons form one chain (drainer → sweep → poller → heartbeat → actors → node
+ * row → schema), because only {@code @DependsOn} orders destruction reliably and Payara rejects
+ * diamond-shaped graphs as cyclic — and while episode tasks still run.
+ *
+ * <p>The writes use this bean's own EntityManager and bean-managed transaction on the server-level
+ * pool: application-defined pools and calls into other EJBs are not reliable this late in a shutdown.
  */
 @Singleton
 @Startup
@@ -60,7 +47,7 @@ public class EpisodeDrainer {
     UserTransaction utx;
 
     @Inject
-    ActorHost host;
+    LocalActors actors;
 
     @Inject
     ClaimGateProducer gates;
@@ -77,81 +64,48 @@ public class EpisodeDrainer {
     @Inject
     Telemetry telemetry;
 
-    private RecoveryStore store;
+    private NodeDrain drain;
     private String node;
 
     @PostConstruct
     void start() {
-        store = new RecoveryStore(vendor);
-        node = identity.name();
-        // Touch the lazily created gate now: during shutdown is no time to build it.
+        // Built now, the lazily created gate included: during shutdown is no time to build it.
         gates.claimGate();
+        node = identity.name();
+        drain = new NodeDrain(node, new OwnTransaction(), new RecoveryStore(vendor), gates.workClaims(),
+                gates.leased(), actors, config.shutdownGrace(), telemetry);
     }
 
     @PreDestroy
     void drain() {
-        long t0 = System.nanoTime();
-        host.beginDrain();
-        gates.leased().ifPresent(LeasedClaimGate::stopRenewing);
-        List<RunControl> running = List.copyOf(host.localRunning());
-        running.forEach(RunControl::requestStop);
-        int stamped = -1;
-        for (int attempt = 1; attempt <= 2 && stamped < 0; attempt++) {
-            stamped = stampAndRelease(attempt);
-        }
-        long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
-        while (!host.localRunning().isEmpty() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        int left = host.localRunning().size();
-        long ms = (System.nanoTime() - t0) / 1_000_000;
+        NodeDrain.Report r = drain.drain();
         // Payara Micro drops log output this late; the rows are the record. stderr may survive.
-        String summary = "Cyclium drain on " + node + ": " + stamped + " episode(s) stamped interrupted, "
-                + running.size() + " task(s) asked to stop, " + left + " still running after " + ms + " ms";
+        String summary = "Cyclium drain on " + node + ": " + r.stamped() + " episode(s) stamped interrupted, "
+                + r.askedToStop() + " task(s) asked to stop, " + r.stillRunning() + " still running after " + r.millis() + " ms";
         LOG.info(summary);
         System.err.println(summary);
     }
 
-    /** One transaction of set-based statements; returns the number stamped, or -1 to retry. */
-    private int stampAndRelease(int attempt) {
-        try {
-            utx.begin();
-            int stamped = store.stampInterrupted(em, node);
-            int released = gates.workClaims().releaseAll(em, node);
-            if (stamped > 0) {
-                try {
-                    store.markInterrupted(em, node);
-                } catch (RuntimeException e) {
-                    if (!UniqueViolation.isCause(e) || attempt > 1) {
-                        throw e;
-                    }
-                    // A task journaled the same step number this instant (PostgreSQL has aborted
-                    // the transaction): roll back and do it again — the task has stopped by now.
-                    utx.rollback();
-                    return -1;
-                }
-            }
-            store.nodeStopped(em, node);
-            utx.commit();
-            telemetry.count("drain", "stamped", String.valueOf(stamped > 0));
-            return stamped;
-        } catch (Exception e) {
-            LOG.log(Level.SEVERE, "Drain on " + node + " could not stamp its episodes (attempt " + attempt
-                    + "); the sweep will still find them once their journals go stale", e);
-            System.err.println("Cyclium drain on " + node + " failed: " + e);
+    /** {@link Tx} over this bean's EntityManager and UserTransaction: commit on return, roll back on any failure. */
+    private final class OwnTransaction implements Tx {
+
+        @Override
+        public <T> T inNewTransaction(Function<EntityManager, T> work) {
             try {
-                if (utx.getStatus() != Status.STATUS_NO_TRANSACTION) {
-                    utx.rollback();
+                utx.begin();
+                T result = work.apply(em);
+                utx.commit();
+                return result;
+            } catch (Exception e) {
+                try {
+                    if (utx.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                        utx.rollback();
+                    }
+                } catch (Exception ignored) {
+                    // nothing more to do this late
                 }
-            } catch (Exception ignored) {
-                // nothing more to do this late
+                throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
             }
-            return attempt == 1 ? -1 : 0;
         }
     }
 }

@@ -10,7 +10,6 @@ import io.cyclium.timing.Jitter;
 
 import io.cyclium.store.DatabaseVendor;
 
-import io.cyclium.actor.Actor;
 import io.cyclium.actor.ActorDefinition;
 import io.cyclium.actor.ActorDiscovery;
 import io.cyclium.actor.CycliumEvent;

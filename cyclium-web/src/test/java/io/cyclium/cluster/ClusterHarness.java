@@ -57,7 +57,9 @@ public final class ClusterHarness implements AutoCloseable {
             "CYCLIUM_EPISODE_SHUTDOWN_MS", "3000",
             // one console password per test JVM, never a constant in the repository
             "CYCLIUM_ADMIN_PASSWORD", "harness-" + java.util.UUID.randomUUID());
-    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(240); // 2 cores, several Payara Micro processes deploying at once
+    // 2 cores, several Payara Micro processes deploying at once; -Dcyclium.cluster.boot-timeout-s
+    // stretches it on a machine other builds are loading too
+    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("cyclium.cluster.boot-timeout-s", 240));
 
     private final String run;
     private final HarnessDatabase database;

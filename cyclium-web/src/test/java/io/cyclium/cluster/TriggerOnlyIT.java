@@ -11,18 +11,19 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Trigger-only and full nodes on one PostgreSQL database, plus a node of another env: deferred
  * triggers run on a full node exactly once; envs are independent worlds.
+ *
+ * <p>The nodes are shared by the tests (a boot costs tens of seconds), nothing else: each test makes
+ * its own episodes and requests, in envs and batches of its own, and starts with node-t back in
+ * trigger-only mode whatever the test before it switched — so the tests run in any order.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TriggerOnlyIT {
 
     static final Duration WAIT = Duration.ofSeconds(120);
@@ -45,6 +46,12 @@ class TriggerOnlyIT {
         }
     }
 
+    @BeforeEach
+    void nodeTIsTriggerOnly() {
+        HttpReply mode = cluster.node("node-t").put("/mode", "{\"mode\":\"trigger_only\"}");
+        assertThat(mode.status()).as(mode.body()).isEqualTo(200);
+    }
+
     @AfterAll
     void stop() {
         if (cluster != null) {
@@ -57,7 +64,6 @@ class TriggerOnlyIT {
     }
 
     @Test
-    @Order(1)
     void an_episode_started_on_a_trigger_only_node_runs_on_the_full_node_of_its_env() {
         HttpReply r = cluster.node("node-t").post("/episodes", "{\"actor\":\"cluster_actor\",\"expectation\":\"long_restart\","
                 + "\"payload\":{\"steps\":2,\"stepMs\":10},\"idempotencyKey\":\"" + UUID.randomUUID() + "\"}");
@@ -76,7 +82,6 @@ class TriggerOnlyIT {
     }
 
     @Test
-    @Order(2)
     void the_same_trigger_makes_one_episode_in_each_env_and_neither_touches_the_others() {
         String eventId = "world-" + UUID.randomUUID();
         // cluster_actor does not listen to events; start by hand with one idempotency key in both worlds
@@ -104,7 +109,6 @@ class TriggerOnlyIT {
     }
 
     @Test
-    @Order(3)
     void each_node_recovers_its_own_env_and_a_stack_scoped_sweep_leaves_other_stacks_alone() throws Exception {
         String unsetEnv = orphan(null, null);
         String rcEnv = orphan(null, "rc");
@@ -113,11 +117,12 @@ class TriggerOnlyIT {
         assertThat(q("SELECT run_node FROM cyclium_episodes WHERE id = ?", unsetEnv).get(0).get("run_node")).isIn("node-f", "node-g");
         assertThat(q("SELECT run_node FROM cyclium_episodes WHERE id = ?", rcEnv).get(0).get("run_node")).isEqualTo("node-rc");
 
-        // An env no node lives in, so only the explicit sweep below touches these rows.
-        String ownStack = orphan("stack-x", "quiet");
-        String noStack = orphan(null, "quiet");
-        String otherStack = orphan("stack-y", "quiet");
-        HttpReply swept = cluster.node("node-f").post("/recovery/sweep", "{\"stack\":\"stack-x\",\"env\":\"quiet\"}");
+        // An env no node lives in (and no other test uses), so only the explicit sweep below touches these rows.
+        String quiet = "quiet-" + UUID.randomUUID().toString().substring(0, 8);
+        String ownStack = orphan("stack-x", quiet);
+        String noStack = orphan(null, quiet);
+        String otherStack = orphan("stack-y", quiet);
+        HttpReply swept = cluster.node("node-f").post("/recovery/sweep", "{\"stack\":\"stack-x\",\"env\":\"" + quiet + "\"}");
         assertThat(swept.status()).as(swept.body()).isEqualTo(200);
         assertThat(swept.jsonObject().getInt("restarted")).isEqualTo(2);
         Await.until(WAIT, "the stack-x and NULL-stack orphans", () -> status(ownStack).equals("done") && status(noStack).equals("done"));
@@ -147,7 +152,6 @@ class TriggerOnlyIT {
     }
 
     @Test
-    @Order(4)
     void three_full_nodes_dispatch_each_of_many_pending_requests_exactly_once() {
         // node-t switches to full at runtime: three full nodes of one env poll the same requests
         HttpReply switched = cluster.node("node-t").put("/mode", "{\"mode\":\"full\"}");

@@ -1,0 +1,66 @@
+package io.cyclium.recovery;
+
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.actor.RecoveryPolicy;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.execution.RunControl;
+import io.cyclium.runtime.ActorHost;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@link LocalActors} answered by this node's {@link ActorHost}. */
+@ApplicationScoped
+public class HostLocalActors implements LocalActors {
+
+    @Inject
+    ActorHost host;
+
+    @Override
+    public boolean draining() {
+        return host.draining();
+    }
+
+    @Override
+    public void beginDrain() {
+        host.beginDrain();
+    }
+
+    @Override
+    public boolean runs(String actorId) {
+        return host.runtime(actorId).isPresent();
+    }
+
+    @Override
+    public Optional<RecoveryPolicy> compiledPolicy(String actorId, String expectationId) {
+        return host.definition(actorId).flatMap(a -> a.expectation(expectationId)).map(ExpectationDefinition::recovery);
+    }
+
+    @Override
+    public boolean recover(String actorId, String episodeId, HeldClaim claim) {
+        return host.recover(actorId, episodeId, claim);
+    }
+
+    @Override
+    public Collection<RunControl> localRunning() {
+        return host.localRunning();
+    }
+
+    @Override
+    public Optional<RunControl> localControl(String episodeId) {
+        return host.localControl(episodeId);
+    }
+
+    @Override
+    public Set<HeldClaim> claimsInUse() {
+        return host.claimsInUse();
+    }
+
+    @Override
+    public Optional<EpisodeStore> store() {
+        return Optional.ofNullable(host.store());
+    }
+}

@@ -1,0 +1,43 @@
+package io.cyclium.recovery;
+
+import io.cyclium.actor.RecoveryPolicy;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.execution.RunControl;
+import io.cyclium.episode.EpisodeStore;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the sweep, the drain and the heartbeat need from the actors running on this node. In the
+ * container {@link HostLocalActors} answers from the node's {@code ActorHost}; a plain test answers
+ * with the tasks and actors it pretends to run, so the logic classes need no container.
+ */
+public interface LocalActors {
+
+    /** The node is going down: no restarts here. */
+    boolean draining();
+
+    /** Stops new triggers and refuses recovery restarts from now on (the drain's first move). */
+    void beginDrain();
+
+    /** Whether an actor with this id runs on this node. */
+    boolean runs(String actorId);
+
+    /** The recovery policy compiled into this deployment for the expectation, if the actor is known here. */
+    Optional<RecoveryPolicy> compiledPolicy(String actorId, String expectationId);
+
+    /** Hands a recovered episode and the claim recovery took to its actor; false when the actor is not here. */
+    boolean recover(String actorId, String episodeId, HeldClaim claim);
+
+    /** The tasks running on this node now. */
+    Collection<RunControl> localRunning();
+
+    Optional<RunControl> localControl(String episodeId);
+
+    /** Every lease a task, a queue entry or a hand-over on this node is using. */
+    Set<HeldClaim> claimsInUse();
+
+    /** The episode store once the actors have started; empty before. */
+    Optional<EpisodeStore> store();
+}

@@ -1,0 +1,155 @@
+package io.cyclium.recovery;
+
+import io.cyclium.actor.RecoveryPolicy;
+import io.cyclium.claims.ClaimGate;
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.store.NativeSql;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What one recovery sweep does (the {@link RecoverySweep} EJB runs it on a timer). Per orphan: take
+ * its work claim (busy = a live node still runs it: skip), then claim the row with a compare-and-set
+ * on attempts (0 rows = another sweeper won: skip), then apply the policy. A restart hands the
+ * episode <em>and the claim</em> to the actor's runtime, so the restarted task is not refused by our
+ * own lease; past max attempts the episode fails as orphaned instead of bouncing between nodes forever.
+ */
+public class OrphanRecovery {
+
+    private static final Logger LOG = Logger.getLogger(OrphanRecovery.class.getName());
+    static final int BATCH = 200;
+
+    enum Result { RESTARTED, FAILED, SKIPPED }
+
+    private final CycliumConfig config;
+    private final String node;
+    private final Tx tx;
+    private final RecoveryStore store;
+    private final ClaimGate claims;
+    private final LocalActors actors;
+    private final Iterable<RecoveryPolicyResolver> resolvers;
+    private final Consumer<EpisodeFinished> finished;
+    private final Telemetry telemetry;
+
+    public OrphanRecovery(CycliumConfig config, String node, Tx tx, RecoveryStore store, ClaimGate claims, LocalActors actors,
+            Iterable<RecoveryPolicyResolver> resolvers, Consumer<EpisodeFinished> finished, Telemetry telemetry) {
+        this.config = config;
+        this.node = node;
+        this.tx = tx;
+        this.store = store;
+        this.claims = claims;
+        this.actors = actors;
+        this.resolvers = resolvers;
+        this.finished = finished;
+        this.telemetry = telemetry;
+    }
+
+    /** One sweep over the given scope. */
+    public SweepReport sweep(SweepScope scope) {
+        if (actors.draining()) {
+            // A node going down must not restart the very episodes its drain just stamped.
+            return new SweepReport(0, 0, 0, 0, scope.stack(), scope.env());
+        }
+        long staleSeconds = Math.max(1, config.staleAfter().toSeconds());
+        List<Orphan> orphans = new ArrayList<>(tx.inNewTransaction(em -> store.listOrphans(em, staleSeconds, scope, BATCH)));
+        // Nodes woken by the same timer should not all race for the same first row.
+        Collections.shuffle(orphans);
+        int restarted = 0;
+        int failed = 0;
+        int skipped = 0;
+        for (Orphan o : orphans) {
+            try {
+                switch (recover(o)) {
+                    case RESTARTED -> restarted++;
+                    case FAILED -> failed++;
+                    default -> skipped++;
+                }
+            } catch (RuntimeException e) {
+                skipped++;
+                LOG.log(Level.WARNING, "Recovering episode " + o.id() + " (" + o.actorId() + "/" + o.expectationId()
+                        + ") failed; the next sweep tries again", e);
+            }
+        }
+        telemetry.count("recovery", restarted, "outcome", "restarted");
+        telemetry.count("recovery", failed, "outcome", "failed");
+        telemetry.count("recovery", skipped, "outcome", "skipped");
+        return new SweepReport(orphans.size(), restarted, failed, skipped, scope.stack(), scope.env());
+    }
+
+    private Result recover(Orphan o) {
+        RecoveryPolicy policy = policyFor(o);
+        if (policy == RecoveryPolicy.RESTART && !actors.runs(o.actorId()) && o.attempts() + 1 <= o.maxAttempts()) {
+            // Another node (or stack) that runs this actor will restart it.
+            return Result.SKIPPED;
+        }
+        Optional<HeldClaim> claim = claims.acquire(o.claimKey(), "recovery");
+        if (claim.isEmpty()) {
+            // A live lease: some node still runs it (a long step), or is restarting it right now.
+            return Result.SKIPPED;
+        }
+        int won = tx.inNewTransaction(em -> store.claimForRecovery(em, o));
+        if (won == 0) {
+            // Another sweeper moved attempts on between our read and this update, or it finished.
+            claims.complete(claim.get());
+            return Result.SKIPPED;
+        }
+        int attempts = o.attempts() + 1;
+        if (policy == RecoveryPolicy.RESTART && attempts <= o.maxAttempts()) {
+            if (actors.recover(o.actorId(), o.id(), claim.get())) {
+                LOG.info(() -> "Restarting episode " + o.id() + " (" + o.actorId() + "/" + o.expectationId() + ", attempt "
+                        + attempts + " of " + o.maxAttempts() + ") on " + node);
+                return Result.RESTARTED;
+            }
+            // The actor left this node between the check above and now: refund the attempt.
+            tx.inNewTransaction(em -> store.unclaim(em, o.id()));
+            claims.complete(claim.get());
+            return Result.SKIPPED;
+        }
+        String reason = policy == RecoveryPolicy.RESTART
+                ? "attempt " + attempts + " exceeds max attempts " + o.maxAttempts()
+                : "recovery policy fail";
+        int n = tx.inNewTransaction(em -> store.failOrphan(em, o.id(), node, reason));
+        claims.fail(claim.get(), "orphaned: " + reason);
+        if (n == 1) {
+            finished.accept(new EpisodeFinished(o.id(), o.actorId(), o.expectationId(), "failed", "orphaned",
+                    o.workflowInstanceId(), o.workflowStepId()));
+            return Result.FAILED;
+        }
+        return Result.SKIPPED;
+    }
+
+    /** Compiled actor, else its definition row, else a host resolver, else fail. */
+    RecoveryPolicy policyFor(Orphan o) {
+        Optional<RecoveryPolicy> compiled = actors.compiledPolicy(o.actorId(), o.expectationId());
+        if (compiled.isPresent()) {
+            return compiled.get();
+        }
+        Optional<RecoveryPolicy> fromRow = tx.inNewTransaction(em -> {
+            @SuppressWarnings("unchecked")
+            List<Object> rows = new NativeSql().sql("SELECT recovery_policy FROM cyclium_actor_definitions WHERE actor_id = ")
+                    .value(o.actorId()).query(em).getResultList();
+            return rows.stream().filter(v -> v != null).map(v -> v.toString().trim().toUpperCase(Locale.ROOT))
+                    .filter(v -> v.equals("RESTART") || v.equals("FAIL")).map(RecoveryPolicy::valueOf).findFirst();
+        });
+        if (fromRow.isPresent()) {
+            return fromRow.get();
+        }
+        for (RecoveryPolicyResolver r : resolvers) {
+            Optional<RecoveryPolicy> p = r.policyFor(o);
+            if (p.isPresent()) {
+                return p.get();
+            }
+        }
+        return RecoveryPolicy.FAIL;
+    }
+}

@@ -1,0 +1,108 @@
+package io.cyclium.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.claims.HeldClaim;
+import io.cyclium.claims.JpaWorkClaims;
+import io.cyclium.claims.LeasedClaimGate;
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.execution.RunControl;
+import io.cyclium.testing.RecordingTelemetry;
+import io.cyclium.testing.TestConfig;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabases;
+import io.cyclium.testing.TestJpa;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One heartbeat tick on a real database with real leases. Ticks are given their start time, so a
+ * pause is a number, not a sleep; every test runs as a node of its own.
+ */
+class LeaseRenewalTest {
+
+    @RegisterExtension
+    static final TestDatabases databases = new TestDatabases();
+
+    private static final CycliumConfig CONFIG = TestConfig.of("cyclium.work-claims.lease-seconds", "30");
+    private static final long INTERVAL = CONFIG.heartbeatInterval().toNanos();
+
+    private final TestJpa db = databases.jpa(Vendor.H2);
+    private final RecoveryRows rows = new RecoveryRows(db);
+    private final String node = "node-" + UUID.randomUUID().toString().substring(0, 8);
+    private final RecordingTelemetry telemetry = new RecordingTelemetry();
+    private final JpaWorkClaims claims = new JpaWorkClaims(db, db.vendor(), telemetry);
+    private final LeasedClaimGate gate = new LeasedClaimGate(claims, node, 30, telemetry);
+    private final TestLocalActors actors = new TestLocalActors();
+    private final LeaseRenewal renewal = new LeaseRenewal(CONFIG, node, db, db.vendor(), Optional.of(gate), actors, telemetry);
+
+    @Test
+    void a_tick_renews_a_lapsed_lease_of_this_node_and_refreshes_its_node_row() {
+        rows.node(node);
+        HeldClaim held = gate.acquire("work:" + UUID.randomUUID(), "episode").orElseThrow();
+        actors.using(held);
+        db.run(em -> em.createNativeQuery("UPDATE cyclium_work_claims SET lease_until = " + db.vendor().utcNowPlusSeconds("-5")
+                + " WHERE dedupe_key = ?1").setParameter(1, held.key()).executeUpdate());
+        assertThat(gate.stillOwns(held)).as("lapsed before the tick").isFalse();
+
+        renewal.beat(1_000_000_000L);
+
+        assertThat(gate.stillOwns(held)).isTrue();
+        assertThat(rows.nodeSeenRecently(node)).isTrue();
+        assertThat(renewal.pausesDetected()).isZero();
+    }
+
+    @Test
+    void a_tick_more_than_two_intervals_after_the_previous_one_is_counted_as_a_pause() {
+        long t0 = 1_000_000_000L;
+
+        renewal.beat(t0);
+        renewal.beat(t0 + INTERVAL);
+        renewal.beat(t0 + 3 * INTERVAL);
+        assertThat(renewal.pausesDetected()).as("two intervals late is still on time").isZero();
+
+        renewal.beat(t0 + 6 * INTERVAL);
+
+        assertThat(renewal.pausesDetected()).isEqualTo(1);
+        assertThat(telemetry.count("heartbeat_pause")).isEqualTo(1);
+    }
+
+    @Test
+    void a_cancel_requested_through_another_node_reaches_the_task_running_here_and_no_other() {
+        String canceled = rows.episode().on(node).quietFor(0).cancelRequested().insert();
+        String running = rows.episode().on(node).quietFor(0).insert();
+        RunControl canceledTask = actors.task(canceled);
+        RunControl runningTask = actors.task(running);
+
+        renewal.beat(1_000_000_000L);
+
+        assertThat(canceledTask.cancelRequested()).isTrue();
+        assertThat(runningTask.cancelRequested()).isFalse();
+    }
+
+    @Test
+    void episodes_waiting_in_this_nodes_queues_are_touched_so_that_no_sweep_takes_them_for_orphans() {
+        actors.started(new EpisodeStore(db.vendor()));
+        String queuedHere = rows.episode().on(node).queued().insert();
+        String queuedElsewhere = rows.episode().on("other-" + node).queued().insert();
+        String runningHere = rows.episode().on(node).insert();
+
+        renewal.beat(1_000_000_000L);
+
+        assertThat(rows.updatedRecently(queuedHere)).isTrue();
+        assertThat(rows.updatedRecently(queuedElsewhere)).isFalse();
+        assertThat(rows.updatedRecently(runningHere)).as("a running task shows life through its journal").isFalse();
+    }
+
+    @Test
+    void before_the_actors_have_started_queued_rows_are_left_as_they_are() {
+        String queued = rows.episode().on(node).queued().insert();
+
+        renewal.beat(1_000_000_000L);
+
+        assertThat(rows.updatedRecently(queued)).isFalse();
+    }
+}

@@ -1,0 +1,149 @@
+package io.cyclium.trigger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cyclium.claims.ClaimState;
+import io.cyclium.claims.JpaWorkClaims;
+import io.cyclium.claims.LeasedClaimGate;
+import io.cyclium.episode.TriggerRequestStore;
+import io.cyclium.store.NativeSql;
+import io.cyclium.testing.RecordingTelemetry;
+import io.cyclium.testing.TestConfig;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabases;
+import io.cyclium.testing.TestEpisodes;
+import io.cyclium.testing.TestJpa;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One trigger poll of a full node on a real database with real leases. Each test polls an env of
+ * its own, so other tests' requests are out of its sight.
+ */
+class TriggerDispatchTest {
+
+    @RegisterExtension
+    static final TestDatabases databases = new TestDatabases();
+
+    private final TestJpa db = databases.jpa(Vendor.H2);
+    private final String env = "env-" + UUID.randomUUID().toString().substring(0, 8);
+    private final TriggerRequestStore store = new TriggerRequestStore(db.vendor());
+    private final RecordingTelemetry telemetry = new RecordingTelemetry();
+    private final JpaWorkClaims claims = new JpaWorkClaims(db, db.vendor(), telemetry);
+    private final Actors actors = new Actors();
+
+    /** The actors this node runs in full mode, and what was handed to them. */
+    private static final class Actors implements DispatchTarget {
+        final Set<String> here = new HashSet<>();
+        final List<String> dispatched = new ArrayList<>();
+        RuntimeException failNext;
+
+        @Override
+        public boolean runsHere(String actorId) {
+            return here.contains(actorId);
+        }
+
+        @Override
+        public boolean dispatch(String actorId, String episodeId, boolean resume) {
+            if (failNext != null) {
+                RuntimeException e = failNext;
+                failNext = null;
+                throw e;
+            }
+            dispatched.add(episodeId);
+            return true;
+        }
+    }
+
+    private TriggerDispatch poller(String node) {
+        return new TriggerDispatch(TestConfig.of("cyclium.env", env, "cyclium.trigger-poll.expire-after-ms", "3600000"), node,
+                db, store, new LeasedClaimGate(claims, node, 30, telemetry), actors, telemetry);
+    }
+
+    /** A deferred episode of {@code monitor} and its pending request; returns {episode id, request id}. */
+    private String[] pendingRequest() {
+        String episode = TestEpisodes.running(db, env).id();
+        String request = UUID.randomUUID().toString();
+        db.run(em -> store.insert(em, request, episode, "monitor", "check", "node-t", null, env, false));
+        return new String[] {episode, request};
+    }
+
+    private TriggerRequestStore.Request request(String id) {
+        return db.inNewTransaction(em -> store.recent(em, null, 500)).stream().filter(r -> r.id().equals(id)).findFirst()
+                .orElseThrow();
+    }
+
+    @Test
+    void a_pending_request_is_dispatched_once_and_completed_by_the_node_that_claimed_it() {
+        actors.here.add("monitor");
+        String[] r = pendingRequest();
+
+        assertThat(poller("node-f").poll()).isEqualTo(1);
+        assertThat(poller("node-g").poll()).as("another full node finds nothing left").isZero();
+        assertThat(poller("node-f").poll()).isZero();
+
+        assertThat(actors.dispatched).containsExactly(r[0]);
+        assertThat(request(r[1])).extracting(TriggerRequestStore.Request::status, TriggerRequestStore.Request::claimedBy)
+                .containsExactly("completed", "node-f");
+        assertThat(claims.find("trigger_request:" + r[1]).orElseThrow().state()).isEqualTo(ClaimState.DONE);
+    }
+
+    @Test
+    void a_request_whose_hand_over_fails_is_given_back_and_the_next_poll_dispatches_it() {
+        actors.here.add("monitor");
+        String[] r = pendingRequest();
+        actors.failNext = new IllegalStateException("executor rejected the task");
+
+        assertThatThrownBy(() -> poller("node-f").poll()).hasMessageContaining("executor rejected");
+
+        assertThat(request(r[1])).extracting(TriggerRequestStore.Request::status, TriggerRequestStore.Request::claimedBy)
+                .containsExactly("pending", null);
+        assertThat(claims.find("trigger_request:" + r[1]).orElseThrow().state()).isEqualTo(ClaimState.FAILED);
+
+        assertThat(poller("node-f").poll()).isEqualTo(1);
+        assertThat(actors.dispatched).containsExactly(r[0]);
+        assertThat(request(r[1]).status()).isEqualTo("completed");
+    }
+
+    @Test
+    void a_request_for_an_actor_that_does_not_run_here_is_left_pending_without_a_lease() {
+        String[] r = pendingRequest();
+
+        assertThat(poller("node-f").poll()).isZero();
+
+        assertThat(request(r[1]).status()).isEqualTo("pending");
+        assertThat(claims.find("trigger_request:" + r[1])).isEmpty();
+        assertThat(actors.dispatched).isEmpty();
+    }
+
+    @Test
+    void a_request_another_poller_holds_the_lease_of_is_skipped() {
+        actors.here.add("monitor");
+        String[] r = pendingRequest();
+        claims.acquire("trigger_request:" + r[1], "node-g", 30, "trigger_request");
+
+        assertThat(poller("node-f").poll()).isZero();
+
+        assertThat(request(r[1]).status()).isEqualTo("pending");
+    }
+
+    @Test
+    void requests_pending_longer_than_the_window_expire_and_younger_ones_stay() {
+        String[] old = pendingRequest();
+        String[] young = pendingRequest();
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_trigger_requests SET inserted_at = "
+                + db.vendor().utcNowPlusSeconds("-7200") + " WHERE id = ").value(old[1]).executeUpdate(em));
+
+        poller("node-f").poll();
+
+        assertThat(request(old[1]).status()).isEqualTo("expired");
+        assertThat(request(young[1]).status()).isEqualTo("pending");
+        assertThat(telemetry.count("trigger_request_expired")).isEqualTo(1);
+    }
+}
