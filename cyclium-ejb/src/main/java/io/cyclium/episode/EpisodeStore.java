@@ -229,11 +229,18 @@ public class EpisodeStore {
     /**
      * The heartbeat's word for this node's queued episodes: still here, waiting for a slot. One
      * statement per tick; the sweep reads {@code updated_at} as a sign of life.
+     *
+     * <p>Only rows queued by this incarnation of the node: a node restarted under the same
+     * identity must not vouch for its predecessor's queue, which died with the old process and is
+     * in no queue now. Both times are the database's, and the node row's {@code started_at} is
+     * written at boot before any episode is queued, so a row queued earlier is the old life's: left
+     * untouched, it goes stale and the sweep recovers it.
      */
     public int touchQueued(EntityManager em, String node) {
         return em.createNativeQuery("UPDATE cyclium_episodes SET updated_at = " + now()
-                        + " WHERE run_node = ?1 AND status = 'running' AND queued_at IS NOT NULL")
-                .setParameter(1, node).executeUpdate();
+                        + " WHERE run_node = ?1 AND status = 'running' AND queued_at IS NOT NULL"
+                        + " AND queued_at >= (SELECT n.started_at FROM cyclium_nodes n WHERE n.node_identity = ?2)")
+                .setParameter(1, node).setParameter(2, node).executeUpdate();
     }
 
     /** running → blocked (approval or wait). 0 rows: no longer running here. */

@@ -85,6 +85,7 @@ class LeaseRenewalTest {
 
     @Test
     void episodes_waiting_in_this_nodes_queues_are_touched_so_that_no_sweep_takes_them_for_orphans() {
+        rows.node(node); // started an hour ago; the rows below were queued ten minutes ago
         actors.started(new EpisodeStore(db.vendor()));
         String queuedHere = rows.episode().on(node).queued().insert();
         String queuedElsewhere = rows.episode().on("other-" + node).queued().insert();
@@ -104,5 +105,27 @@ class LeaseRenewalTest {
         renewal.beat(1_000_000_000L);
 
         assertThat(rows.updatedRecently(queued)).isFalse();
+    }
+
+    @Test
+    void a_node_restarted_under_the_same_identity_does_not_vouch_for_the_queue_of_its_previous_life() {
+        String queuedBeforeRestart = rows.episode().on(node).queued().quietFor(600).insert();
+        rows.node(node);
+        db.run(em -> em.createNativeQuery("UPDATE cyclium_nodes SET started_at = " + db.vendor().utcNow()
+                + " WHERE node_identity = ?1").setParameter(1, node).executeUpdate()); // this life began just now
+        String queuedNow = rows.episode().on(node).queued().quietFor(0).insert();
+        actors.started(new EpisodeStore(db.vendor()));
+
+        renewal.beat(1_000_000_000L);
+
+        assertThat(rows.updatedRecently(queuedBeforeRestart)).as("left to go stale: the sweep recovers it").isFalse();
+        assertThat(rows.updatedRecently(queuedNow)).isTrue();
+        assertThat(orphans()).contains(queuedBeforeRestart).doesNotContain(queuedNow);
+    }
+
+    private java.util.List<String> orphans() {
+        RecoveryStore store = new RecoveryStore(db.vendor());
+        return db.inNewTransaction(em -> store.listOrphans(em, 60, SweepScope.of(null, null), 500)).stream()
+                .map(Orphan::id).toList();
     }
 }
