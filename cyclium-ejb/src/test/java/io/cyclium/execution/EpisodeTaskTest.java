@@ -25,7 +25,7 @@ import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.claims.PassthroughClaimGate;
 import io.cyclium.finding.FindingAction;
-import io.cyclium.finding.FindingRepository;
+import io.cyclium.finding.FindingStore;
 import io.cyclium.output.OutputAdapter;
 import io.cyclium.output.OutputProposal;
 import io.cyclium.output.OutputRepository;
@@ -176,7 +176,7 @@ class EpisodeTaskTest {
         }
 
         EpisodeTask.Environment environment(ExpectationDefinition exp) {
-            FindingRepository findings = new FindingRepository(jpa.vendor());
+            FindingStore findings = new FindingStore(jpa.vendor());
             OutputAdapter counting = new OutputAdapter() {
                 @Override
                 public String type() {
