@@ -2,7 +2,7 @@ package io.cyclium.finding;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.keys.EpisodeRef;
-import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;
@@ -19,7 +19,7 @@ import java.util.logging.Logger;
 /**
  * Findings for the rest of the runtime: each call is its own committed transaction (through
  * {@link Tx}), and a {@link FindingChanged} event follows every raise, update or clear once it
- * has committed. The SQL lives in {@link FindingRepository}.
+ * has committed. The SQL lives in {@link FindingStore} (writes) and {@link FindingQueries} (reads).
  */
 @ApplicationScoped
 public class Findings {
@@ -30,7 +30,7 @@ public class Findings {
     Tx tx;
 
     @Inject
-    DbClock dbClock;
+    DatabaseVendor vendor;
 
     @Inject
     CycliumConfig config;
@@ -41,11 +41,13 @@ public class Findings {
     @Inject
     Telemetry telemetry;
 
-    private FindingRepository repository;
+    private FindingStore store;
+    private FindingQueries queries;
 
     @PostConstruct
     void init() {
-        repository = new FindingRepository(dbClock.vendor());
+        store = new FindingStore(vendor);
+        queries = new FindingQueries(vendor);
     }
 
     public FindingOutcome apply(FindingAction action, EpisodeRef episode) {
@@ -54,7 +56,7 @@ public class Findings {
 
     /** @param defaultTtl the expectation's TTL for raises that name none (null: none) */
     public FindingOutcome apply(FindingAction action, EpisodeRef episode, Duration defaultTtl) {
-        FindingOutcome outcome = tx.inNewTransaction(em -> repository.apply(em, action, episode, defaultTtl));
+        FindingOutcome outcome = tx.inNewTransaction(em -> store.apply(em, action, episode, defaultTtl));
         if (outcome.changed()) {
             telemetry.count("finding_" + outcome.kind().name().toLowerCase(Locale.ROOT), "class", outcome.findingClass());
             String episodeId = episode == null ? null : episode.id();
@@ -69,23 +71,23 @@ public class Findings {
         return outcome;
     }
 
-    /** Active findings of this node's env; see {@link FindingRepository#activeFor}. */
+    /** Active findings of this node's env; see {@link FindingQueries#activeFor}. */
     public List<FindingView> activeFor(Map<String, String> filters) {
         return activeFor(filters, config.env());
     }
 
-    /** Active findings of {@code env} (null: the unset env), up to {@value FindingRepository#MAX_PAGE}. */
+    /** Active findings of {@code env} (null: the unset env), up to {@value FindingQueries#MAX_PAGE}. */
     public List<FindingView> activeFor(Map<String, String> filters, String env) {
-        return tx.inNewTransaction(em -> repository.activeFor(em, filters, env, FindingRepository.MAX_PAGE));
+        return tx.inNewTransaction(em -> queries.activeFor(em, filters, env, FindingQueries.MAX_PAGE));
     }
 
-    /** See {@link FindingRepository#list}. */
+    /** See {@link FindingQueries#list}. */
     public List<FindingView> list(String status, String findingClass, String env, boolean anyEnv, int limit) {
-        return tx.inNewTransaction(em -> repository.list(em, status, findingClass, env, anyEnv, limit));
+        return tx.inNewTransaction(em -> queries.list(em, status, findingClass, env, anyEnv, limit));
     }
 
-    /** Clears up to {@code batch} expired findings in one transaction; see {@link FindingRepository#expireDue}. */
+    /** Clears up to {@code batch} expired findings in one transaction; see {@link FindingStore#expireDue}. */
     public int expireDue(int batch) {
-        return tx.inNewTransaction(em -> repository.expireDue(em, batch));
+        return tx.inNewTransaction(em -> store.expireDue(em, batch));
     }
 }

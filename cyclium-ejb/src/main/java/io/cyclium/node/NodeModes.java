@@ -4,7 +4,6 @@ import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
-import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -65,9 +64,7 @@ public class NodeModes {
     public void setNodeMode(NodeMode mode) {
         NodeMode before = nodeMode;
         nodeMode = mode;
-        tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET mode = ").value(mode.wireName())
-                .sql(", last_seen = " + vendor.utcNow() + " WHERE node_identity = ").value(identity.name())
-                .executeUpdate(em));
+        tx.run(em -> new NodeStore(vendor).setMode(em, identity.name(), mode));
         LOG.info(() -> "Node " + identity.name() + " mode " + before.wireName() + " → " + mode.wireName());
     }
 

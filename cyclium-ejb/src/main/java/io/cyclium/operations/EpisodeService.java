@@ -22,10 +22,10 @@ import io.cyclium.runtime.FireRequest;
 import io.cyclium.runtime.FireResult;
 import io.cyclium.claims.ClaimQueries;
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.finding.FindingEntity;
+import io.cyclium.finding.FindingQueries;
 import io.cyclium.finding.FindingView;
 import io.cyclium.node.NodeIdentity;
-import io.cyclium.output.OutputEntity;
+import io.cyclium.output.OutputQueries;
 import io.cyclium.output.OutputView;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.JsonText;
@@ -143,11 +143,8 @@ public class EpisodeService {
             List<CheckpointView> cps = em.createQuery("SELECT c FROM CheckpointEntity c WHERE c.episodeId = :id"
                     + " ORDER BY c.checkpointNo", CheckpointEntity.class).setParameter("id", id).getResultList().stream()
                     .map(CheckpointView::of).toList();
-            List<OutputView> outputs = em.createQuery("SELECT o FROM OutputEntity o WHERE o.episodeId = :id ORDER BY o.createdAt",
-                    OutputEntity.class).setParameter("id", id).getResultList().stream().map(OutputView::of).toList();
-            List<FindingView> findings = em.createQuery("SELECT f FROM FindingEntity f WHERE f.raisedByEpisodeId = :id"
-                    + " OR f.clearedByEpisodeId = :id ORDER BY f.updatedAt", FindingEntity.class).setParameter("id", id)
-                    .setMaxResults(500).getResultList().stream().map(FindingView::of).toList();
+            List<OutputView> outputs = new OutputQueries().forEpisode(em, id);
+            List<FindingView> findings = new FindingQueries(vendor).touchedBy(em, id);
             ClaimQueries.ClaimRow claim = new ClaimQueries(vendor).find(em, EpisodeClaimKey.of(e.dedupeKey, e.id))
                     .orElse(null);
             return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim);

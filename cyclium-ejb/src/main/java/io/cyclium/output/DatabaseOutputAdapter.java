@@ -1,6 +1,6 @@
 package io.cyclium.output;
 
-import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -8,7 +8,7 @@ import jakarta.inject.Inject;
 
 /**
  * Output type {@value #TYPE}: writes the payload as a row of {@code cyclium_output_records} (see
- * {@link OutputRecords}) in a transaction of its own, and returns the row's id.
+ * {@link OutputRecordStore}) in a transaction of its own, and returns the row's id.
  */
 @ApplicationScoped
 public class DatabaseOutputAdapter implements OutputAdapter {
@@ -19,13 +19,13 @@ public class DatabaseOutputAdapter implements OutputAdapter {
     Tx tx;
 
     @Inject
-    DbClock dbClock;
+    DatabaseVendor vendor;
 
-    private OutputRecords records;
+    private OutputRecordStore records;
 
     @PostConstruct
     void init() {
-        records = new OutputRecords(dbClock.vendor());
+        records = new OutputRecordStore(vendor);
     }
 
     @Override

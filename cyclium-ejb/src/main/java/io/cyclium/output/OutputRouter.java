@@ -2,7 +2,7 @@ package io.cyclium.output;
 
 import io.cyclium.keys.EpisodeRef;
 import io.cyclium.output.OutputAdapter.Delivery;
-import io.cyclium.output.OutputRepository.RetryClaim;
+import io.cyclium.output.OutputStore.RetryClaim;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import java.time.Clock;
@@ -41,16 +41,16 @@ public final class OutputRouter {
     private static final Logger LOG = Logger.getLogger(OutputRouter.class.getName());
 
     private final Tx tx;
-    private final OutputRepository repository;
+    private final OutputStore store;
     private final Function<String, Optional<OutputAdapter>> adapters;
     private final Clock clock;
     private final Telemetry telemetry;
 
     /** @param adapters the adapter for an output type, if one is deployed */
-    public OutputRouter(Tx tx, OutputRepository repository, Function<String, Optional<OutputAdapter>> adapters,
+    public OutputRouter(Tx tx, OutputStore store, Function<String, Optional<OutputAdapter>> adapters,
             Clock clock, Telemetry telemetry) {
         this.tx = Objects.requireNonNull(tx, "tx");
-        this.repository = Objects.requireNonNull(repository, "repository");
+        this.store = Objects.requireNonNull(store, "store");
         this.adapters = Objects.requireNonNull(adapters, "adapters");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
@@ -67,10 +67,10 @@ public final class OutputRouter {
         String key = OutputKeys.effective(proposal, episode, nodeEnv);
         String id = UUID.randomUUID().toString();
         boolean mine = tx.inNewTransaction(em ->
-                repository.insertProposed(em, id, episode.id(), proposal.type(), key, proposal.payload()));
+                store.insertProposed(em, id, episode.id(), proposal.type(), key, proposal.payload()));
         if (!mine) {
             // The key's row is committed (a losing insert waits for the winner's commit), so it is there.
-            OutputView existing = tx.inNewTransaction(em -> repository.findByDedupeKey(em, key))
+            OutputView existing = tx.inNewTransaction(em -> store.findByDedupeKey(em, key))
                     .orElseThrow(() -> new IllegalStateException("output dedupe key " + key
                             + " was taken but its row is gone: was the episode deleted meanwhile?"));
             telemetry.count("output_deduplicated", "type", proposal.type());
@@ -89,7 +89,7 @@ public final class OutputRouter {
      * @throws OutputRetryRefusedException  it is not failed (delivered, or being delivered now)
      */
     public OutputOutcome retry(String outputId) {
-        RetryClaim claim = tx.inNewTransaction(em -> repository.claimRetry(em, outputId));
+        RetryClaim claim = tx.inNewTransaction(em -> store.claimRetry(em, outputId));
         if (claim instanceof RetryClaim.NotFound) {
             throw new UnknownOutputException(outputId);
         }
@@ -121,20 +121,20 @@ public final class OutputRouter {
         }
         telemetry.time("output_delivery", Duration.between(start, clock.instant()), "type", d.type(),
                 "outcome", "delivered");
-        int rows = tx.inNewTransaction(em -> repository.markDelivered(em, d.outputId(), ref));
+        int rows = tx.inNewTransaction(em -> store.markDelivered(em, d.outputId(), ref));
         if (rows == 0) {
             LOG.warning(() -> "Output " + d.dedupeKey() + " (" + d.outputId() + ") was delivered, but its row was no"
                     + " longer proposed or retrying, so it was not marked delivered");
         }
         telemetry.count("output_delivered", "type", d.type());
         return new OutputOutcome(OutputOutcome.Kind.DELIVERED, d.outputId(), d.dedupeKey(),
-                OutputRepository.DELIVERED, ref, null);
+                OutputStore.DELIVERED, ref, null);
     }
 
     private OutputOutcome failed(Delivery d, String errorClass, String detail) {
-        tx.inNewTransaction(em -> repository.markFailed(em, d.outputId(), errorClass, detail));
+        tx.inNewTransaction(em -> store.markFailed(em, d.outputId(), errorClass, detail));
         telemetry.count("output_failed", "type", d.type(), "error", errorClass);
-        return new OutputOutcome(OutputOutcome.Kind.FAILED, d.outputId(), d.dedupeKey(), OutputRepository.FAILED,
+        return new OutputOutcome(OutputOutcome.Kind.FAILED, d.outputId(), d.dedupeKey(), OutputStore.FAILED,
                 null, detail);
     }
 

@@ -2,7 +2,7 @@ package io.cyclium.output;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.keys.EpisodeRef;
-import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;
@@ -36,7 +36,7 @@ public class Outputs {
     Tx tx;
 
     @Inject
-    DbClock dbClock;
+    DatabaseVendor vendor;
 
     @Inject
     Clock clock;
@@ -51,7 +51,8 @@ public class Outputs {
     @Any
     Instance<OutputAdapter> adapterBeans;
 
-    private OutputRepository repository;
+    private OutputStore store;
+    private final OutputQueries queries = new OutputQueries();
     private OutputRouter router;
     private Map<String, OutputAdapter> adapters;
 
@@ -65,8 +66,8 @@ public class Outputs {
             names.put(adapter, handle.getBean().getBeanClass().getName());
         }
         adapters = OutputRouter.byType(found, names::get);
-        repository = new OutputRepository(dbClock.vendor());
-        router = new OutputRouter(tx, repository, type -> Optional.ofNullable(adapters.get(type)), clock, telemetry);
+        store = new OutputStore(vendor);
+        router = new OutputRouter(tx, store, type -> Optional.ofNullable(adapters.get(type)), clock, telemetry);
         LOG.info(() -> "Cyclium output types: " + adapters.keySet());
     }
 
@@ -81,11 +82,11 @@ public class Outputs {
     }
 
     public Optional<OutputView> find(String outputId) {
-        return tx.inNewTransaction(em -> repository.find(em, outputId));
+        return tx.inNewTransaction(em -> store.find(em, outputId));
     }
 
     public List<OutputView> forEpisode(String episodeId) {
-        return tx.inNewTransaction(em -> repository.forEpisode(em, episodeId));
+        return tx.inNewTransaction(em -> queries.forEpisode(em, episodeId));
     }
 
     /** The output types that have an adapter here. */

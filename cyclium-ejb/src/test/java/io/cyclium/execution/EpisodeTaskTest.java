@@ -25,11 +25,11 @@ import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.claims.PassthroughClaimGate;
 import io.cyclium.finding.FindingAction;
-import io.cyclium.finding.FindingRepository;
+import io.cyclium.finding.FindingStore;
 import io.cyclium.output.OutputAdapter;
 import io.cyclium.output.OutputProposal;
-import io.cyclium.output.OutputRepository;
 import io.cyclium.output.OutputRouter;
+import io.cyclium.output.OutputStore;
 import io.cyclium.store.JsonText;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.testing.MutableClock;
@@ -176,7 +176,7 @@ class EpisodeTaskTest {
         }
 
         TaskEnvironment environment(ExpectationDefinition exp) {
-            FindingRepository findings = new FindingRepository(jpa.vendor());
+            FindingStore findings = new FindingStore(jpa.vendor());
             OutputAdapter counting = new OutputAdapter() {
                 @Override
                 public String type() {
@@ -189,7 +189,7 @@ class EpisodeTaskTest {
                     return "ok";
                 }
             };
-            OutputRouter router = new OutputRouter(jpa, new OutputRepository(jpa.vendor()),
+            OutputRouter router = new OutputRouter(jpa, new OutputStore(jpa.vendor()),
                     type -> "count".equals(type) ? Optional.of(counting) : Optional.empty(), clock, Telemetry.NOOP);
             ConvergeEffects effects = new ConvergeEffects() {
                 @Override

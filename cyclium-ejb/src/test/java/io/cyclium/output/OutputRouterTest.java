@@ -224,7 +224,7 @@ class OutputRouterTest {
     @EnumSource(Vendor.class)
     void the_database_adapter_writes_one_record_per_dedupe_key_however_often_it_is_called(Vendor vendor) {
         Fixture f = new Fixture(vendor);
-        OutputRecords records = new OutputRecords(f.jpa.vendor());
+        OutputRecordStore records = new OutputRecordStore(f.jpa.vendor());
         f.adapters.put("database-" + vendor, new OutputAdapter() {
             @Override
             public String type() {
@@ -318,7 +318,7 @@ class OutputRouterTest {
         final TestJpa jpa;
         final Map<String, OutputAdapter> adapters;
         final RecordingTelemetry telemetry = new RecordingTelemetry();
-        final OutputRepository repository;
+        final OutputStore store;
         final OutputRouter router;
 
         Fixture(Vendor vendor) {
@@ -328,8 +328,8 @@ class OutputRouterTest {
         Fixture(Vendor vendor, Map<String, OutputAdapter> adapters) {
             this.jpa = databases.jpa(vendor);
             this.adapters = adapters;
-            this.repository = new OutputRepository(jpa.vendor());
-            this.router = new OutputRouter(jpa, repository, type -> Optional.ofNullable(adapters.get(type)),
+            this.store = new OutputStore(jpa.vendor());
+            this.router = new OutputRouter(jpa, store, type -> Optional.ofNullable(adapters.get(type)),
                     Clock.systemUTC(), telemetry);
         }
 
@@ -341,11 +341,11 @@ class OutputRouterTest {
         }
 
         List<OutputView> outputs(EpisodeRef episode) {
-            return jpa.inNewTransaction(em -> repository.forEpisode(em, episode.id()));
+            return jpa.inNewTransaction(em -> new OutputQueries().forEpisode(em, episode.id()));
         }
 
         OutputView output(String id) {
-            return jpa.inNewTransaction(em -> repository.find(em, id)).orElseThrow();
+            return jpa.inNewTransaction(em -> store.find(em, id)).orElseThrow();
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.cyclium.api;
 
 import io.cyclium.claims.ClaimQueries;
-import io.cyclium.claims.ClaimReader;
+import io.cyclium.claims.Claims;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -23,7 +23,7 @@ import jakarta.ws.rs.core.UriInfo;
 public class ClaimResource {
 
     @Inject
-    ClaimReader claims;
+    Claims claims;
 
     @GET
     public Response list(@QueryParam("owner") String owner, @QueryParam("workType") String workType,

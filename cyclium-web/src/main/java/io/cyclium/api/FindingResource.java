@@ -1,7 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.finding.FindingQueries;
 import io.cyclium.finding.FindingView;
-import io.cyclium.finding.FindingRepository;
 import io.cyclium.finding.Findings;
 import io.cyclium.problem.Problem;
 import jakarta.enterprise.context.RequestScoped;
@@ -31,9 +31,9 @@ public class FindingResource {
         boolean anyEnv = env == null;
         String scoped = "-".equals(env) ? null : env;
         String wanted = blankToNull(status) == null ? "active" : status.trim();
-        if (!FindingRepository.STATUSES.contains(wanted)) {
+        if (!FindingQueries.STATUSES.contains(wanted)) {
             throw Problem.invalid("status", "status \"" + (wanted.length() > 40 ? wanted.substring(0, 40) + "…" : wanted)
-                    + "\" is not one of " + new java.util.TreeSet<>(FindingRepository.STATUSES));
+                    + "\" is not one of " + new java.util.TreeSet<>(FindingQueries.STATUSES));
         }
         return findings.list(wanted, blankToNull(findingClass), scoped, anyEnv, PageLimit.parse(limit));
     }

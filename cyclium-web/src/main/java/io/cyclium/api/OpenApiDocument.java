@@ -60,7 +60,7 @@ public final class OpenApiDocument {
         r.put(TriggerRequestStore.Request.class, "TriggerRequest");
         r.put(io.cyclium.claims.ClaimQueries.ClaimRow.class, "Claim");
         r.put(io.cyclium.claims.ClaimQueries.HeldByNode.class, "ClaimsHeldByNode");
-        r.put(io.cyclium.claims.ClaimReader.Stats.class, "ClaimStats");
+        r.put(io.cyclium.claims.Claims.Stats.class, "ClaimStats");
         r.put(io.cyclium.operations.EpisodeThroughput.Window.class, "Throughput");
         r.put(io.cyclium.operations.EpisodeThroughput.Minute.class, "ThroughputMinute");
         return Map.copyOf(r);

@@ -1,6 +1,6 @@
 package io.cyclium.api;
 
-import io.cyclium.claims.ClaimReader;
+import io.cyclium.claims.Claims;
 import io.cyclium.operations.EpisodeQueries;
 import io.cyclium.operations.EpisodeThroughput;
 import jakarta.ejb.EJB;
@@ -22,7 +22,7 @@ public class StatsResource {
     EpisodeQueries episodes;
 
     @Inject
-    ClaimReader claims;
+    Claims claims;
 
     /**
      * {@code GET /stats/throughput?minutes=60}: episodes started and failed per minute, the last
@@ -38,7 +38,7 @@ public class StatsResource {
     /** {@code GET /stats/claims}: this node's claim outcomes since it started, and claimed rows per node. */
     @GET
     @Path("claims")
-    public ClaimReader.Stats claims() {
+    public Claims.Stats claims() {
         return claims.stats();
     }
 }

@@ -1,8 +1,8 @@
 package io.cyclium.console;
 
 import io.cyclium.claims.ClaimQueries;
-import io.cyclium.claims.ClaimReader;
 import io.cyclium.claims.ClaimState;
+import io.cyclium.claims.Claims;
 import jakarta.annotation.PostConstruct;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
@@ -25,7 +25,7 @@ public class ClaimsPage implements Serializable {
     static final int PAGE_SIZE = 50;
 
     @Inject
-    ClaimReader claims;
+    Claims claims;
 
     private String owner;
     private String workType;

@@ -2,7 +2,7 @@ package io.cyclium.console;
 
 import io.cyclium.operations.TriggerRequests;
 
-import io.cyclium.finding.FindingRepository;
+import io.cyclium.finding.FindingQueries;
 import io.cyclium.finding.FindingView;
 import io.cyclium.finding.Findings;
 import io.cyclium.episode.TriggerRequestStore;
@@ -29,12 +29,12 @@ public class ListsPage {
 
     public List<FindingView> getFindings() {
         // Set.of(...).contains(null) throws: check for null first
-        String status = findingStatus != null && FindingRepository.STATUSES.contains(findingStatus) ? findingStatus : "active";
+        String status = findingStatus != null && FindingQueries.STATUSES.contains(findingStatus) ? findingStatus : "active";
         return findings.list(status, null, null, true, ROWS);
     }
 
     public List<String> getFindingStatuses() {
-        return List.copyOf(new java.util.TreeSet<>(FindingRepository.STATUSES));
+        return List.copyOf(new java.util.TreeSet<>(FindingQueries.STATUSES));
     }
 
     public List<TriggerRequestStore.Request> getTriggerRequests() {

@@ -1,6 +1,6 @@
 package io.cyclium.console;
 
-import io.cyclium.claims.ClaimReader;
+import io.cyclium.claims.Claims;
 import io.cyclium.operations.EpisodeQueries;
 import io.cyclium.operations.EpisodeThroughput;
 import io.cyclium.operations.EpisodeView;
@@ -40,13 +40,13 @@ public class OverviewPage {
     NodeIdentity identity;
 
     @Inject
-    ClaimReader claims;
+    Claims claims;
 
     private List<EpisodeView> recentEpisodes;
     private List<FindingView> activeFindings;
     private List<NodeView> nodeRows;
     private EpisodeThroughput.Window throughput;
-    private ClaimReader.Stats claimStats;
+    private Claims.Stats claimStats;
 
     public String getThisNode() {
         return identity.name();
@@ -95,7 +95,7 @@ public class OverviewPage {
         return ThroughputChart.config(getThroughput());
     }
 
-    public ClaimReader.Stats getClaimStats() {
+    public Claims.Stats getClaimStats() {
         if (claimStats == null) {
             claimStats = claims.stats();
         }

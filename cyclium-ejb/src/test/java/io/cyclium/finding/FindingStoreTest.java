@@ -1,14 +1,15 @@
 package io.cyclium.finding;
 
+import static io.cyclium.finding.FindingFixture.await;
+import static io.cyclium.finding.FindingFixture.episode;
+import static io.cyclium.finding.FindingFixture.key;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cyclium.keys.EpisodeRef;
 import io.cyclium.finding.FindingOutcome.Kind;
 import io.cyclium.testing.Concurrently;
 import io.cyclium.testing.TestDatabase.Vendor;
 import io.cyclium.testing.TestDatabases;
-import io.cyclium.testing.TestJpa;
 import jakarta.json.Json;
 import java.time.Duration;
 import java.util.List;
@@ -24,12 +25,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Findings against real databases: one active row per (key, env), history kept on clear, expiry
- * on the database clock, env-strict reads, and concurrent raisers that never see an error.
+ * {@link FindingStore} against real databases: one active row per (key, env), history kept on
+ * clear, expiry on the database clock, and concurrent raisers that never see an error.
  * Every test uses keys and classes of its own, so tests share each vendor's database.
  */
 @DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
-class FindingRepositoryTest {
+class FindingStoreTest {
 
     @RegisterExtension
     static final TestDatabases databases = new TestDatabases();
@@ -39,7 +40,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_raise_inserts_one_active_row_in_the_episodes_env(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
         EpisodeRef episode = episode("rc");
 
@@ -71,7 +72,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void re_raising_an_active_finding_updates_it_instead_of_adding_a_row(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
         FindingOutcome first = f.apply(FindingAction.raise(key, "disk_full").withSubject("volume", "/data")
                 .withSummary("91% used"), episode(null));
@@ -92,7 +93,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void two_envs_keep_separate_active_rows_for_one_key(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
 
         FindingOutcome prod = f.apply(FindingAction.raise(key, "latency"), episode("prod"));
@@ -110,7 +111,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void the_unset_env_and_the_rc_env_are_separate_worlds(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
 
         FindingOutcome unset = f.apply(FindingAction.raise(key, "queue_depth"), episode(null));
@@ -134,7 +135,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void an_update_changes_only_the_fields_it_names(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
         FindingOutcome raised = f.apply(FindingAction.raise(key, "error_rate").withSeverity(Severity.LOW)
                 .withSummary("2% errors").withConfidence(0.5).withSubject("service", "api"), episode("rc"));
@@ -157,7 +158,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void an_update_with_nothing_active_is_not_found(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
         f.apply(FindingAction.raise(key, "error_rate"), episode("prod"));
 
@@ -173,7 +174,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void clearing_twice_keeps_history_and_the_second_clear_supersedes_the_first(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
         EpisodeRef clearer = episode("rc");
         FindingOutcome firstRaise = f.apply(FindingAction.raise(key, "backup_missing"), episode("rc"));
@@ -208,7 +209,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void expiry_clears_only_findings_whose_time_has_passed_on_the_database_clock(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String due = key();
         String later = key();
         String never = key();
@@ -225,81 +226,18 @@ class FindingRepositoryTest {
         assertThat(f.activeFor(Map.of("class", cls), null)).as("an expired row is not served before the sweep")
                 .extracting(FindingView::id).containsExactlyInAnyOrder(laterRow.findingId(), neverRow.findingId());
 
-        int cleared = f.jpa.inNewTransaction(em -> f.repository.expireDue(em, 500));
+        int cleared = f.jpa.inNewTransaction(em -> f.store.expireDue(em, 500));
 
         assertThat(cleared).isPositive();
         assertThat(f.row(dueRow.findingId())).satisfies(row -> {
             assertThat(row.status()).isEqualTo("cleared");
-            assertThat(row.clearedReason()).isEqualTo(FindingRepository.EXPIRED);
+            assertThat(row.clearedReason()).isEqualTo(FindingStore.EXPIRED);
         });
         assertThat(f.rows(due)).extracting(FindingView::status).containsExactlyInAnyOrder("superseded", "cleared");
         assertThat(f.row(laterRow.findingId()).status()).isEqualTo("active");
         assertThat(f.row(neverRow.findingId()).status()).isEqualTo("active");
-        int again = f.jpa.inNewTransaction(em -> f.repository.expireDue(em, 500));
+        int again = f.jpa.inNewTransaction(em -> f.store.expireDue(em, 500));
         assertThat(again).as("nothing is due twice").isZero();
-    }
-
-    // ---------------------------------------------------------------- reads
-
-    @ParameterizedTest(name = "on {0}")
-    @EnumSource(Vendor.class)
-    void active_for_filters_by_actor_class_key_subject_cause_and_minimum_severity(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
-        String cls = "filter_" + UUID.randomUUID();
-        String other = "filter_" + UUID.randomUUID();
-        EpisodeRef monitor = new EpisodeRef(UUID.randomUUID().toString(), "monitor", "cpu", null, null, "rc");
-        EpisodeRef advisor = new EpisodeRef(UUID.randomUUID().toString(), "advisor", "advice", null, null, "rc");
-        String a = f.apply(FindingAction.raise(key(), cls).withSeverity(Severity.LOW).withSubject("host", "web-1"),
-                monitor).findingId();
-        String b = f.apply(FindingAction.raise(key(), cls).withSeverity(Severity.HIGH).withSubject("host", "web-2")
-                .causedBy("root-cause"), advisor).findingId();
-        String c = f.apply(FindingAction.raise(key(), other).withSeverity(Severity.CRITICAL)
-                .withSubject("db", "main"), monitor).findingId();
-        String cKey = f.row(c).findingKey();
-
-        assertThat(ids(f.activeFor(Map.of("class", cls), "rc"))).containsExactlyInAnyOrder(a, b);
-        assertThat(ids(f.activeFor(Map.of("class", cls, "actor", "advisor"), "rc"))).containsExactly(b);
-        assertThat(ids(f.activeFor(Map.of("finding_key", cKey), "rc"))).containsExactly(c);
-        assertThat(ids(f.activeFor(Map.of("class", cls, "subject_kind", "host", "subject_id", "web-1"), "rc")))
-                .containsExactly(a);
-        assertThat(ids(f.activeFor(Map.of("caused_by", "root-cause", "class", cls), "rc"))).containsExactly(b);
-        assertThat(ids(f.activeFor(Map.of("class", cls, "severity", "medium"), "rc")))
-                .as("severity is a minimum").containsExactly(b);
-        assertThat(ids(f.activeFor(Map.of("class", cls), null))).as("strictly env-scoped").isEmpty();
-    }
-
-    @ParameterizedTest(name = "on {0}")
-    @EnumSource(Vendor.class)
-    void an_unknown_filter_is_refused_with_the_allowed_names(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
-
-        assertThatThrownBy(() -> f.activeFor(Map.of("colour", "red"), null))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("\"colour\"")
-                .hasMessageContaining("actor, class, finding_key, subject_kind, subject_id, caused_by, severity");
-        assertThatThrownBy(() -> f.activeFor(Map.of("severity", "urgent"), null))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("\"urgent\"").hasMessageContaining("low, medium, high, critical");
-    }
-
-    @ParameterizedTest(name = "on {0}")
-    @EnumSource(Vendor.class)
-    void the_listing_filters_by_status_class_and_env_and_refuses_an_unknown_status(Vendor vendor) {
-        Fixture f = new Fixture(vendor);
-        String cls = "list_" + UUID.randomUUID();
-        String key = key();
-        f.apply(FindingAction.raise(key, cls), episode("prod"));
-        f.apply(FindingAction.clear(key, "done"), episode("prod"));
-        f.apply(FindingAction.raise(key, cls), episode("prod"));
-        f.apply(FindingAction.raise(key, cls), episode(null));
-
-        assertThat(f.list("active", cls, null, true)).extracting(FindingView::env).containsExactlyInAnyOrder("prod", null);
-        assertThat(f.list("cleared", cls, "prod", false)).hasSize(1);
-        assertThat(f.list(null, cls, "prod", false)).extracting(FindingView::status)
-                .containsExactlyInAnyOrder("active", "cleared");
-        assertThat(f.list("active", cls, null, false)).extracting(FindingView::env).containsOnlyNulls().hasSize(1);
-        assertThatThrownBy(() -> f.list("open", cls, null, true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"open\"");
     }
 
     // ---------------------------------------------------------------- races
@@ -307,7 +245,7 @@ class FindingRepositoryTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void eight_threads_raising_one_new_key_at_once_leave_exactly_one_active_row(Vendor vendor) throws Exception {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
 
         List<FindingOutcome> outcomes = Concurrently.run(8, i ->
@@ -323,12 +261,12 @@ class FindingRepositoryTest {
     @EnumSource(Vendor.class)
     void a_raise_that_meets_an_uncommitted_insert_of_its_key_waits_and_then_joins_that_row(Vendor vendor)
             throws Exception {
-        Fixture f = new Fixture(vendor);
+        FindingFixture f = new FindingFixture(databases.jpa(vendor));
         String key = key();
         CountDownLatch inserted = new CountDownLatch(1);
         CountDownLatch commit = new CountDownLatch(1);
         CompletableFuture<FindingOutcome> first = CompletableFuture.supplyAsync(() -> f.jpa.inNewTransaction(em -> {
-            FindingOutcome o = f.repository.apply(em, FindingAction.raise(key, "race"), episode("rc"), null);
+            FindingOutcome o = f.store.apply(em, FindingAction.raise(key, "race"), episode("rc"), null);
             inserted.countDown();
             await(commit);
             return o;
@@ -347,67 +285,5 @@ class FindingRepositoryTest {
         assertThat(joined.kind()).isEqualTo(Kind.UPDATED);
         assertThat(joined.findingId()).isEqualTo(first.get().findingId());
         assertThat(f.rows(key)).singleElement().extracting(FindingView::summary).isEqualTo("second");
-    }
-
-    // ---------------------------------------------------------------- fixture
-
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("latch not released within 30 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static List<String> ids(List<FindingView> views) {
-        return views.stream().map(FindingView::id).toList();
-    }
-
-    private static String key() {
-        return "finding:" + UUID.randomUUID();
-    }
-
-    private static EpisodeRef episode(String env) {
-        return new EpisodeRef(UUID.randomUUID().toString(), "monitor", "check", null, null, env);
-    }
-
-    private static final class Fixture {
-        final TestJpa jpa;
-        final FindingRepository repository;
-
-        Fixture(Vendor vendor) {
-            this.jpa = databases.jpa(vendor);
-            this.repository = new FindingRepository(jpa.vendor());
-        }
-
-        FindingOutcome apply(FindingAction action, EpisodeRef episode) {
-            return jpa.inNewTransaction(em -> repository.apply(em, action, episode, null));
-        }
-
-        List<FindingView> activeFor(Map<String, String> filters, String env) {
-            return jpa.inNewTransaction(em -> repository.activeFor(em, filters, env, 100));
-        }
-
-        List<FindingView> list(String status, String cls, String env, boolean anyEnv) {
-            return jpa.inNewTransaction(em -> repository.list(em, status, cls, env, anyEnv, 100));
-        }
-
-        List<FindingView> rows(String key) {
-            return jpa.inNewTransaction(em -> em.createQuery(
-                            "SELECT f FROM FindingEntity f WHERE f.findingKey = :key", FindingEntity.class)
-                    .setParameter("key", key).getResultList().stream().map(FindingView::of).toList());
-        }
-
-        FindingView row(String id) {
-            return jpa.inNewTransaction(em -> FindingView.of(em.find(FindingEntity.class, id)));
-        }
-
-        long count(String sql, String parameter) {
-            return jpa.inNewTransaction(em -> ((Number) em.createNativeQuery(sql).setParameter(1, parameter)
-                    .getSingleResult()).longValue());
-        }
     }
 }

@@ -17,11 +17,11 @@ import java.util.UUID;
  * record's dedupe key is unique, so a delivery repeated for the same key (an operator's retry
  * after a crash that left the output unmarked) finds the row it wrote before instead of adding one.
  */
-public final class OutputRecords {
+public final class OutputRecordStore {
 
     private final DatabaseVendor vendor;
 
-    public OutputRecords(DatabaseVendor vendor) {
+    public OutputRecordStore(DatabaseVendor vendor) {
         this.vendor = Objects.requireNonNull(vendor, "vendor");
     }
 

@@ -1,8 +1,7 @@
 package io.cyclium.claims;
 
-import io.cyclium.store.DatabaseVendor;
-
 import io.cyclium.node.NodeIdentity;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -10,9 +9,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** What the console and the API read about work claims: the table, page by page, and the claim statistics. */
+/**
+ * Work claims for the console and the API: the table, page by page, and the claim statistics,
+ * each read in a transaction of its own (the SQL is in {@link ClaimQueries}; every write is in
+ * {@link JpaWorkClaims}).
+ */
 @ApplicationScoped
-public class ClaimReader {
+public class Claims {
 
     /**
      * Claim statistics. {@code outcomes} are this node's own ({@code node}) since {@code since}:

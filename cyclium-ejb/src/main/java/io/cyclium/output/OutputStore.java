@@ -7,13 +7,13 @@ import io.cyclium.store.UniqueInsert;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Owns every statement on {@code cyclium_outputs}.
+ * Owns every write on {@code cyclium_outputs} and the reads the write path needs (the read side
+ * for pages and the API is {@link OutputQueries}).
  *
  * <p>Lifecycle: {@code proposed} (inserted; the unique dedupe key lets one insert through per
  * key) → {@code delivered} or {@code failed}; an operator's retry moves {@code failed} →
@@ -21,7 +21,7 @@ import java.util.Optional;
  * by the status it leaves, so two nodes can never both move the same output: 0 rows means the
  * other one did. Times come from the database clock.
  */
-public final class OutputRepository {
+public final class OutputStore {
 
     public static final String PROPOSED = "proposed";
     public static final String DELIVERED = "delivered";
@@ -32,7 +32,7 @@ public final class OutputRepository {
 
     private final DatabaseVendor vendor;
 
-    public OutputRepository(DatabaseVendor vendor) {
+    public OutputStore(DatabaseVendor vendor) {
         this.vendor = Objects.requireNonNull(vendor, "vendor");
     }
 
@@ -125,13 +125,5 @@ public final class OutputRepository {
         return em.createQuery("SELECT o FROM OutputEntity o WHERE o.dedupeKey = :key", OutputEntity.class)
                 .setParameter("key", dedupeKey).setHint(REFRESH, "true")
                 .getResultList().stream().findFirst().map(OutputView::of);
-    }
-
-    /** An episode's outputs, oldest first. */
-    public List<OutputView> forEpisode(EntityManager em, String episodeId) {
-        return em.createQuery("SELECT o FROM OutputEntity o WHERE o.episodeId = :episode ORDER BY o.createdAt, o.id",
-                        OutputEntity.class)
-                .setParameter("episode", episodeId).setHint(REFRESH, "true")
-                .getResultList().stream().map(OutputView::of).toList();
     }
 }

@@ -9,18 +9,16 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.TypedQuery;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 /**
- * Owns every statement on {@code cyclium_findings}.
+ * Owns every write on {@code cyclium_findings}, and the reads those writes need (the read side
+ * for pages and the API is {@link FindingQueries}).
  *
  * <p>The invariant: at most one {@code active} row per (finding key, env), and likewise one
  * {@code cleared} row; the unique index on (finding_key, status, env) among rows that are not
@@ -30,26 +28,10 @@ import java.util.UUID;
  * <p>Every method runs inside the caller's transaction and leaves it usable: losing a race is an
  * outcome, not an exception.
  */
-public final class FindingRepository {
-
-    public static final int MAX_PAGE = 500;
-
-    /** The filters {@link #activeFor} accepts, in the order an error message lists them. */
-    public static final List<String> FILTERS =
-            List.of("actor", "class", "finding_key", "subject_kind", "subject_id", "caused_by", "severity");
-
-    public static final Set<String> STATUSES = Set.of("active", "cleared", "superseded");
+public final class FindingStore {
 
     /** The reason the expiry sweep records on the findings it clears. */
     public static final String EXPIRED = "expired";
-
-    private static final Map<String, String> FILTER_COLUMNS = Map.of(
-            "actor", "actor_id",
-            "class", "finding_class",
-            "finding_key", "finding_key",
-            "subject_kind", "subject_kind",
-            "subject_id", "subject_id",
-            "caused_by", "caused_by_key");
 
     private static final int MAX_KEY = 512;
     private static final int MAX_ENV = 128;
@@ -58,7 +40,7 @@ public final class FindingRepository {
 
     private final DatabaseVendor vendor;
 
-    public FindingRepository(DatabaseVendor vendor) {
+    public FindingStore(DatabaseVendor vendor) {
         this.vendor = Objects.requireNonNull(vendor, "vendor");
     }
 
@@ -241,82 +223,6 @@ public final class FindingRepository {
         return sql.executeUpdate(em);
     }
 
-    // ------------------------------------------------------------------ reads
-
-    /**
-     * Active, unexpired findings of one env (null: the unset env; no other env matches it), most
-     * recently updated first.
-     *
-     * @param filters any of {@link #FILTERS}; each must equal the column, except {@code severity},
-     *                which is a minimum: {@code high} returns high and critical findings
-     * @param limit   capped at {@value #MAX_PAGE}
-     * @throws IllegalArgumentException for an unknown filter, a filter without value or an
-     *                                  unknown severity; the message lists what is allowed
-     */
-    public List<FindingView> activeFor(EntityManager em, Map<String, String> filters, String env, int limit) {
-        Map<String, String> given = filters == null ? Map.of() : filters;
-        for (Map.Entry<String, String> f : given.entrySet()) {
-            if (!FILTERS.contains(f.getKey())) {
-                throw new IllegalArgumentException("unknown finding filter \"" + f.getKey() + "\"; allowed filters: "
-                        + String.join(", ", FILTERS));
-            }
-            if (f.getValue() == null || f.getValue().isBlank()) {
-                throw new IllegalArgumentException("finding filter \"" + f.getKey() + "\" has no value");
-            }
-        }
-        NativeSql sql = new NativeSql().sql("SELECT * FROM cyclium_findings WHERE status = 'active' AND ")
-                .is("env", normalEnv(env))
-                .sql(" AND (expires_at IS NULL OR expires_at > " + vendor.utcNow() + ")");
-        for (String name : FILTERS) {
-            String value = given.get(name);
-            if (value == null) {
-                continue;
-            }
-            if (name.equals("severity")) {
-                sql.sql(" AND ").in("severity", atLeast(value));
-            } else {
-                sql.sql(" AND ").is(FILTER_COLUMNS.get(name), value);
-            }
-        }
-        return read(em, sql.sql(" ORDER BY updated_at DESC, id"), limit);
-    }
-
-    /**
-     * Findings for listings (the REST API, the console): optionally one status and one class, in
-     * one env or in all of them, most recently updated first. Expired rows the sweep has not
-     * cleared yet are still listed as active: this shows the table as it is.
-     *
-     * @param status null or blank: every status; else active, cleared or superseded
-     * @param anyEnv true: ignore {@code env}; false: exactly {@code env} (null: the unset env)
-     */
-    public List<FindingView> list(EntityManager em, String status, String findingClass, String env, boolean anyEnv,
-            int limit) {
-        NativeSql sql = new NativeSql().sql("SELECT * FROM cyclium_findings WHERE 1 = 1");
-        if (status != null && !status.isBlank()) {
-            if (!STATUSES.contains(status)) {
-                throw new IllegalArgumentException("unknown finding status \"" + status
-                        + "\"; allowed: active, cleared, superseded");
-            }
-            sql.sql(" AND ").is("status", status);
-        }
-        if (findingClass != null && !findingClass.isBlank()) {
-            sql.sql(" AND ").is("finding_class", findingClass);
-        }
-        if (!anyEnv) {
-            sql.sql(" AND ").is("env", normalEnv(env));
-        }
-        return read(em, sql.sql(" ORDER BY updated_at DESC, id"), limit);
-    }
-
-    private static List<FindingView> read(EntityManager em, NativeSql sql, int limit) {
-        @SuppressWarnings("unchecked")
-        List<FindingEntity> rows = sql.query(em, FindingEntity.class)
-                .setMaxResults(Math.max(1, Math.min(limit, MAX_PAGE)))
-                .setHint(REFRESH, "true")
-                .getResultList();
-        return rows.stream().map(FindingView::of).toList();
-    }
-
     // ------------------------------------------------------------------ helpers
 
     /** The active row for (key, env) after our own UPDATE locked it. */
@@ -367,20 +273,6 @@ public final class FindingRepository {
 
     private static Severity severityOf(String stored) {
         return Severity.parse(stored).orElse(Severity.MEDIUM);
-    }
-
-    /** The severities at or above {@code minimum}, as stored. */
-    private static List<String> atLeast(String minimum) {
-        Severity floor = Severity.parse(minimum).orElseThrow(() -> new IllegalArgumentException(
-                "severity filter \"" + minimum + "\" is not one of "
-                        + String.join(", ", Arrays.stream(Severity.values()).map(Severity::wireName).toList())));
-        List<String> levels = new ArrayList<>();
-        for (Severity s : Severity.values()) {
-            if (s.compareTo(floor) >= 0) {
-                levels.add(s.wireName());
-            }
-        }
-        return levels;
     }
 
     /** The action's env if it names one, else the episode's; blank means unset (stored as NULL). */
