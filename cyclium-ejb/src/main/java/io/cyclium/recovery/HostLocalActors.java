@@ -1,5 +1,8 @@
 package io.cyclium.recovery;
 
+import io.cyclium.config.NodeMode;
+import io.cyclium.node.NodeModes;
+
 import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.actor.RecoveryPolicy;
 import io.cyclium.claims.HeldClaim;
@@ -19,6 +22,9 @@ public class HostLocalActors implements LocalActors {
     @Inject
     ActorHost host;
 
+    @Inject
+    NodeModes modes;
+
     @Override
     public boolean draining() {
         return host.draining();
@@ -31,7 +37,12 @@ public class HostLocalActors implements LocalActors {
 
     @Override
     public boolean runs(String actorId) {
-        return host.runtime(actorId).isPresent();
+        return host.runtime(actorId).isPresent() && modes.modeFor(actorId) == NodeMode.FULL;
+    }
+
+    @Override
+    public boolean sweeps() {
+        return modes.nodeMode() == NodeMode.FULL && !host.draining();
     }
 
     @Override

@@ -21,8 +21,11 @@ public interface LocalActors {
     /** Stops new triggers and refuses recovery restarts from now on (the drain's first move). */
     void beginDrain();
 
-    /** Whether an actor with this id runs on this node. */
+    /** Whether an actor with this id runs on this node now: started here and in full mode (not trigger-only, not disabled). */
     boolean runs(String actorId);
+
+    /** Whether this node recovers orphans now: its mode is full (modes change at runtime) and it is not draining. */
+    boolean sweeps();
 
     /** The recovery policy compiled into this deployment for the expectation, if the actor is known here. */
     Optional<RecoveryPolicy> compiledPolicy(String actorId, String expectationId);

@@ -1,5 +1,8 @@
 package io.cyclium.recovery;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
 import io.cyclium.actor.RecoveryPolicy;
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.claims.HeldClaim;
@@ -40,6 +43,8 @@ public class OrphanRecovery {
     private final Iterable<RecoveryPolicyResolver> resolvers;
     private final Consumer<EpisodeFinished> finished;
     private final Telemetry telemetry;
+    /** Orphans this node has said it cannot restart (bounded: cleared when it grows past 10,000). */
+    private final Set<String> waitingReported = ConcurrentHashMap.newKeySet();
 
     public OrphanRecovery(CycliumConfig config, String node, Tx tx, RecoveryStore store, ClaimGate claims, LocalActors actors,
             Iterable<RecoveryPolicyResolver> resolvers, Consumer<EpisodeFinished> finished, Telemetry telemetry) {
@@ -56,8 +61,9 @@ public class OrphanRecovery {
 
     /** One sweep over the given scope. */
     public SweepReport sweep(SweepScope scope) {
-        if (actors.draining()) {
-            // A node going down must not restart the very episodes its drain just stamped.
+        if (!actors.sweeps()) {
+            // A node going down must not restart the very episodes its drain just stamped; a node
+            // switched to trigger-only (as before a deploy) runs nothing, restarts included.
             return new SweepReport(0, 0, 0, 0, scope.stack(), scope.env());
         }
         long staleSeconds = Math.max(1, config.staleAfter().toSeconds());
@@ -89,7 +95,17 @@ public class OrphanRecovery {
     private Result recover(Orphan o) {
         RecoveryPolicy policy = policyFor(o);
         if (policy == RecoveryPolicy.RESTART && !actors.runs(o.actorId()) && o.attempts() + 1 <= o.maxAttempts()) {
-            // Another node (or stack) that runs this actor will restart it.
+            // Another node (or stack) that runs this actor will restart it. If none does, it waits
+            // for one: said once per episode on this node and counted, so it is never silent.
+            telemetry.count("recovery", "outcome", "waiting_for_actor", "actor", o.actorId());
+            if (waitingReported.add(o.id())) {
+                if (waitingReported.size() > 10_000) {
+                    waitingReported.clear();
+                }
+                LOG.warning(() -> "Episode " + o.id() + " (" + o.actorId() + "/" + o.expectationId() + ") is orphaned and"
+                        + " restartable, but actor " + o.actorId() + " does not run in full mode on " + node
+                        + "; it waits for a node that runs it (deploy or switch one to full)");
+            }
             return Result.SKIPPED;
         }
         Optional<HeldClaim> claim = claims.acquire(o.claimKey(), "recovery");

@@ -73,10 +73,7 @@ public class RecoverySweep {
     void start() {
         recovery = new OrphanRecovery(config, identity.name(), tx, new RecoveryStore(vendor), claims, actors, resolvers,
                 finished::fire, telemetry);
-        if (config.mode() != NodeMode.FULL) {
-            LOG.info(() -> "Recovery sweep off: node mode is " + config.mode().wireName());
-            return;
-        }
+        // Armed whatever the boot mode: the mode can change at runtime, and each sweep checks it.
         timers.createIntervalTimer(config.recoveryInitialDelay().toMillis(), config.recoveryInterval().toMillis(),
                 new TimerConfig("cyclium-recovery-sweep", false));
     }

@@ -145,6 +145,8 @@ class OrphanRecoveryTest {
         assertThat(report.skipped()).isEqualTo(1);
         assertThat(rows.row(id).attempts()).isEqualTo(1);
         assertThat(workClaims.find(claimKey(id))).as("no lease taken for it").isEmpty();
+        assertThat(telemetry.count("recovery")).as("never silent: counted as waiting for a node that runs the actor")
+                .isPositive();
     }
 
     @Test
@@ -187,5 +189,19 @@ class OrphanRecoveryTest {
         assertThat(report.found()).isZero();
         assertThat(rows.row(id).attempts()).isEqualTo(1);
         assertThat(workClaims.find(claimKey(id))).isEmpty();
+    }
+
+    @Test
+    void a_node_switched_to_trigger_only_restarts_nothing_and_sweeps_again_once_switched_back_to_full() {
+        actors.runs("reports", RecoveryPolicy.RESTART).triggerOnly(true);
+        String id = rows.episode().scope(null, env).insert();
+
+        assertThat(sweep().found()).isZero();
+        assertThat(actors.handovers).isEmpty();
+        assertThat(rows.row(id).attempts()).isEqualTo(1);
+
+        actors.triggerOnly(false);
+        assertThat(sweep().restarted()).isEqualTo(1);
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId).containsExactly(id);
     }
 }

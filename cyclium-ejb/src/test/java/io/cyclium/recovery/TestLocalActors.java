@@ -31,6 +31,7 @@ final class TestLocalActors implements LocalActors {
     final List<Handover> handovers = new ArrayList<>();
     private EpisodeStore store;
     private boolean draining;
+    private boolean triggerOnly;
 
     /** An actor running here whose expectations recover with {@code policy}. */
     TestLocalActors runs(String actorId, RecoveryPolicy policy) {
@@ -52,6 +53,17 @@ final class TestLocalActors implements LocalActors {
     /** A lease some task or queue entry here is using. */
     void using(HeldClaim claim) {
         inUse.add(claim);
+    }
+
+    /** The node switched to trigger-only (or back to full, false). */
+    TestLocalActors triggerOnly(boolean on) {
+        this.triggerOnly = on;
+        return this;
+    }
+
+    @Override
+    public boolean sweeps() {
+        return !triggerOnly && !draining;
     }
 
     TestLocalActors started(EpisodeStore store) {
