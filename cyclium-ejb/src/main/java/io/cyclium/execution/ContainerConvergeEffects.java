@@ -31,8 +31,8 @@ public class ContainerConvergeEffects implements ConvergeEffects {
     }
 
     @Override
-    public Effect deliver(OutputProposal proposal, EpisodeRef episode) {
-        return ConvergeEffectsMapping.output(proposal, outputs.route(proposal, episode));
+    public Effect deliver(OutputProposal proposal, EpisodeRef episode, boolean resumedRun) {
+        return ConvergeEffectsMapping.output(proposal, outputs.route(proposal, episode, resumedRun));
     }
 
     /** Outcome → journal entry; shared with tests that wire the plain classes. */

@@ -15,8 +15,12 @@ public interface ConvergeEffects {
     /** Applies a finding action; {@code journalKind} is finding_raised/updated/cleared, or null when nothing changed. */
     Effect applyFinding(FindingAction action, EpisodeRef episode, Duration defaultTtl);
 
-    /** Routes an output through its exactly-once gate. */
-    Effect deliver(OutputProposal proposal, EpisodeRef episode);
+    /**
+     * Routes an output through its exactly-once gate. {@code resumedRun}: this run continues an
+     * episode an earlier run started, so a {@code proposed} output of the episode is that run's
+     * unfinished delivery and is delivered again under its key.
+     */
+    Effect deliver(OutputProposal proposal, EpisodeRef episode, boolean resumedRun);
 
     /**
      * @param ok          false when the effect failed (counts toward partially_failed / failed)

@@ -42,7 +42,7 @@ final class ConvergeStep {
 
     /** Empty when the lease is no longer ours at its fence: nothing was applied or delivered. */
     Optional<Ending> apply(RunSnapshot s, ExpectationDefinition exp, HeldClaim claim, Convergence conv,
-            List<OutputProposal> proposed) {
+            List<OutputProposal> proposed, boolean resumedRun) {
         if (!env.claims().stillOwns(claim)) {
             LOG.info(() -> "Episode " + episodeId + " no longer owns " + claim + " at converge: delivering nothing");
             env.telemetry().count("episode_claim_lost", "actor", s.ref().actorId());
@@ -71,7 +71,7 @@ final class ConvergeStep {
         for (OutputProposal p : outputs) {
             ConvergeEffects.Effect effect;
             try {
-                effect = env.effects().deliver(p, s.ref());
+                effect = env.effects().deliver(p, s.ref(), resumedRun);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Episode " + episodeId + ": output " + p.type() + " failed", e);
                 effect = new ConvergeEffects.Effect(false, StepKind.OUTPUT_FAILED, null,

@@ -244,7 +244,8 @@ public final class EpisodeTask implements Runnable {
 
     private Outcome converge(RunSnapshot s, ExpectationDefinition exp, HeldClaim claim, Convergence conv,
             List<OutputProposal> proposed) {
-        Optional<ConvergeStep.Ending> ending = new ConvergeStep(env, writes, episodeId).apply(s, exp, claim, conv, proposed);
+        Optional<ConvergeStep.Ending> ending = new ConvergeStep(env, writes, episodeId).apply(s, exp, claim, conv, proposed,
+                resume || s.attempts() > 1);
         if (ending.isEmpty()) {
             return Outcome.CLAIM_LOST;
         }

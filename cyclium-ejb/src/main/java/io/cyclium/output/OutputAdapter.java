@@ -4,9 +4,12 @@ import jakarta.json.JsonObject;
 
 /**
  * Delivers outputs of one type. Implement as a CDI bean; the router calls it only after the output
- * row won its unique key, so for a given dedupe key it is called once — unless a delivery failed
- * and an operator retries it explicitly. Adapters that reach external systems should pass
- * {@link Delivery#dedupeKey()} along as an idempotency key.
+ * row won its unique key. Usually that is once per dedupe key, but a node can die after the
+ * adapter was called and before its answer was recorded: the episode's next run then calls the
+ * adapter again with the same {@link Delivery#dedupeKey()} (an operator's retry of a failed
+ * output too). The contract is therefore <b>at least once per key</b>: an adapter must treat a
+ * second delivery with a key it has seen as done — pass the key along as the external system's
+ * idempotency key, or keep it unique where you store. Then each output takes effect once.
  */
 public interface OutputAdapter {
 

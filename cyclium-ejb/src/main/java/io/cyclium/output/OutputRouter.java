@@ -27,8 +27,11 @@ import java.util.logging.Logger;
  * the unique key is claimed before anything leaves the process), call the adapter with no
  * transaction open (an external call must not hold row locks or a connection), then record the
  * result in a second transaction. A node that dies between the adapter call and the last step
- * leaves the output {@code proposed}; nothing redelivers it automatically, because the adapter
- * may or may not have delivered.
+ * leaves the output {@code proposed}. When the episode runs again (a restart, a takeover), its
+ * converge routes the same output and finds that row: {@link #routeResumed} delivers it again under
+ * the same dedupe key — at least once to the adapter, once in effect for an adapter that honours
+ * the key (the {@link OutputAdapter} contract asks it to). It is never marked delivered without the
+ * adapter having returned.
  *
  * <p>Call it from a thread without a transaction (episode tasks have none); {@link Outputs}
  * suspends a caller's transaction for you.
@@ -63,6 +66,21 @@ public final class OutputRouter {
      * @param nodeEnv the node's env, appended to explicit dedupe keys (null: unset)
      */
     public OutputOutcome route(OutputProposal proposal, EpisodeRef episode, String nodeEnv) {
+        return route(proposal, episode, nodeEnv, false);
+    }
+
+    /**
+     * As {@link #route(OutputProposal, EpisodeRef, String)}, for a run that continues an episode an
+     * earlier run started (the caller holds the episode's lease at a newer fence): a {@code proposed}
+     * row of this episode is the earlier run's unfinished delivery — it died after storing the row,
+     * before recording the adapter's answer, perhaps before calling it. Delivered again, under the
+     * same key; one conditional update on its attempts lets exactly one caller do so.
+     */
+    public OutputOutcome routeResumed(OutputProposal proposal, EpisodeRef episode, String nodeEnv) {
+        return route(proposal, episode, nodeEnv, true);
+    }
+
+    private OutputOutcome route(OutputProposal proposal, EpisodeRef episode, String nodeEnv, boolean resumedRun) {
         Objects.requireNonNull(episode, "episode");
         String key = OutputKeys.effective(proposal, episode, nodeEnv);
         String id = UUID.randomUUID().toString();
@@ -73,6 +91,14 @@ public final class OutputRouter {
             OutputView existing = tx.inNewTransaction(em -> store.findByDedupeKey(em, key))
                     .orElseThrow(() -> new IllegalStateException("output dedupe key " + key
                             + " was taken but its row is gone: was the episode deleted meanwhile?"));
+            if (resumedRun && OutputStore.PROPOSED.equals(existing.status()) && episode.id().equals(existing.episodeId())
+                    && tx.inNewTransaction(em -> store.claimRedelivery(em, existing.id(), existing.attempts())) == 1) {
+                telemetry.count("output_redelivered", "type", proposal.type());
+                LOG.info(() -> "Output " + key + " of episode " + episode.id() + " was left proposed by an earlier run;"
+                        + " delivering it again under the same key (attempt " + (existing.attempts() + 1) + ")");
+                return deliver(new Delivery(existing.id(), episode.id(), existing.type(), key, existing.payload(),
+                        existing.attempts() + 1));
+            }
             telemetry.count("output_deduplicated", "type", proposal.type());
             LOG.fine(() -> "Output " + key + " of episode " + episode.id() + " is a duplicate of " + existing.id()
                     + " (" + existing.status() + "); not delivered again");

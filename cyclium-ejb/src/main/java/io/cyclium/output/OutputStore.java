@@ -72,6 +72,17 @@ public final class OutputStore {
         return UniqueInsert.insert(em, vendor, "cyclium_outputs", id, new NativeSql().insert("cyclium_outputs", row));
     }
 
+    /**
+     * A {@code proposed} row an earlier run of its episode left behind is taken over for one more
+     * delivery: attempts + 1, guarded on the attempts the caller read. 0 rows: it was delivered,
+     * failed or taken over by someone else meanwhile.
+     */
+    public int claimRedelivery(EntityManager em, String id, int attemptsRead) {
+        return new NativeSql().sql("UPDATE cyclium_outputs SET attempts = attempts + 1, updated_at = " + vendor.utcNow()
+                + " WHERE ").is("id", id).sql(" AND status = '" + PROPOSED + "' AND attempts = ").value(attemptsRead)
+                .executeUpdate(em);
+    }
+
     /** proposed/retrying → delivered. 0 rows: it was not being delivered any more (nothing changes). */
     public int markDelivered(EntityManager em, String id, String ref) {
         Map<String, Object> set = new LinkedHashMap<>();

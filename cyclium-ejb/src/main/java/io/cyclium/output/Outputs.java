@@ -76,6 +76,11 @@ public class Outputs {
         return router.route(proposal, episode, config.env());
     }
 
+    /** As {@link #route}; a resumed run also finishes a delivery an earlier run of the episode left proposed. */
+    public OutputOutcome route(OutputProposal proposal, EpisodeRef episode, boolean resumedRun) {
+        return resumedRun ? router.routeResumed(proposal, episode, config.env()) : router.route(proposal, episode, config.env());
+    }
+
     /** @see OutputRouter#retry(String) */
     public OutputOutcome retry(String outputId) {
         return router.retry(outputId);

@@ -199,8 +199,9 @@ class EpisodeTaskTest {
                 }
 
                 @Override
-                public Effect deliver(OutputProposal proposal, EpisodeRef episode) {
-                    return ContainerConvergeEffects.ConvergeEffectsMapping.output(proposal, router.route(proposal, episode, null));
+                public Effect deliver(OutputProposal proposal, EpisodeRef episode, boolean resumedRun) {
+                    return ContainerConvergeEffects.ConvergeEffectsMapping.output(proposal, resumedRun
+                            ? router.routeResumed(proposal, episode, null) : router.route(proposal, episode, null));
                 }
             };
             StrategyLookup lookup = new StrategyLookup() {

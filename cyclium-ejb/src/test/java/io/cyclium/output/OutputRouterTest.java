@@ -91,6 +91,57 @@ class OutputRouterTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void a_proposed_output_left_by_a_run_that_died_is_delivered_again_under_its_key_when_the_episode_resumes(Vendor vendor)
+            throws Exception {
+        Fixture f = new Fixture(vendor);
+        EpisodeRef episode = TestEpisodes.running(f.jpa, null);
+        RecordingAdapter adapter = f.adapter(d -> "ref-" + d.attempt());
+        OutputProposal proposal = OutputProposal.of(adapter.type(), "alert", PAYLOAD);
+        String key = OutputKeys.effective(proposal, episode, null);
+        // the first run stored the row and died before the adapter answered was recorded
+        boolean stored = f.jpa.inNewTransaction(em -> new OutputStore(f.jpa.vendor())
+                .insertProposed(em, UUID.randomUUID().toString(), episode.id(), adapter.type(), key, PAYLOAD));
+        assertThat(stored).isTrue();
+
+        OutputOutcome fresh = f.router.route(proposal, episode, null);
+        assertThat(fresh.kind()).as("a run that is not a resume never takes another's delivery over").isEqualTo(Kind.DUPLICATE);
+        assertThat(adapter.calls()).isZero();
+
+        List<OutputOutcome> resumed = Concurrently.run(4, i -> f.router.routeResumed(proposal, episode, null));
+
+        assertThat(adapter.calls()).as("delivered again exactly once, whatever the race").isEqualTo(1);
+        assertThat(resumed).filteredOn(o -> o.kind() == Kind.DELIVERED).singleElement()
+                .satisfies(o -> assertThat(o.dedupeKey()).isEqualTo(key));
+        assertThat(f.outputs(episode)).singleElement().satisfies(row -> {
+            assertThat(row.status()).isEqualTo("delivered");
+            assertThat(row.attempts()).isEqualTo(2);
+            assertThat(row.deliveredRef()).isEqualTo("ref-2");
+        });
+        OutputOutcome afterwards = f.router.routeResumed(proposal, episode, null);
+        assertThat(afterwards.kind()).as("delivered now: a later resume gets the delivery back").isEqualTo(Kind.DUPLICATE);
+        assertThat(adapter.calls()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_resumed_run_never_takes_over_a_proposed_output_of_another_episode(Vendor vendor) {
+        Fixture f = new Fixture(vendor);
+        RecordingAdapter adapter = f.adapter(d -> "sent");
+        String explicit = "hourly:" + UUID.randomUUID();
+        OutputProposal proposal = OutputProposal.withDedupeKey(adapter.type(), explicit, PAYLOAD);
+        EpisodeRef first = TestEpisodes.running(f.jpa, null);
+        boolean stored = f.jpa.inNewTransaction(em -> new OutputStore(f.jpa.vendor())
+                .insertProposed(em, UUID.randomUUID().toString(), first.id(), adapter.type(), explicit, PAYLOAD));
+        assertThat(stored).isTrue();
+
+        OutputOutcome other = f.router.routeResumed(proposal, TestEpisodes.running(f.jpa, null), null);
+
+        assertThat(other.kind()).isEqualTo(Kind.DUPLICATE);
+        assertThat(adapter.calls()).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void an_explicit_key_is_delivered_once_per_env(Vendor vendor) {
         Fixture f = new Fixture(vendor);
         RecordingAdapter adapter = f.adapter(d -> "sent");
