@@ -5,6 +5,9 @@ import io.cyclium.episode.StepKind;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import io.cyclium.store.Undo;
+import jakarta.persistence.EntityManager;
+import java.util.function.Function;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -74,47 +77,66 @@ final class EpisodeWrites {
         return written ? no : -1;
     }
 
-    /** Checkpoint, journal and status {@code blocked} in one transaction; false when the episode moved on. */
+    /**
+     * Status {@code blocked}, checkpoint and journal in one transaction; false when the episode
+     * moved on. Every transaction that changes an episode row and journals takes the row first and
+     * the journal's step number second — the drain's order (it stamps rows, then journals markers);
+     * the opposite order deadlocked with it. A step number taken meanwhile undoes the status change.
+     */
     boolean block(String stateJson, int stateVersion, String kind, JsonObject detail, int turns) {
         int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
         int no = stepNo++;
-        int updated = env.tx().inNewTransaction(em -> {
+        return rowThenJournal(em -> {
+            if (env.store().block(em, episodeId, turns) != 1) {
+                return false;
+            }
             env.store().checkpoint(em, episodeId, cpNo, BLOCKED_PHASE, stateVersion, stateJson);
             if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, null, null, null)) {
-                return 0;
+                throw new Undo("step " + no + " of episode " + episodeId + " was journaled by another owner");
             }
-            return env.store().block(em, episodeId, turns);
+            return true;
         });
-        return updated == 1;
     }
 
     /**
-     * The last journal row and the terminal status in one transaction. The journal row is guarded
-     * too: a step another owner wrote means we are not the owner any more, and nothing is finished.
+     * The terminal status and the last journal row in one transaction, the row first (see
+     * {@link #block}). The journal row is guarded too: a step another owner wrote means we are not
+     * the owner any more, and the status change is undone.
      */
     boolean finish(EpisodeStatus status, int turns, String summary, String errorClass, JsonObject detail) {
         String kind = status == EpisodeStatus.DONE || status == EpisodeStatus.PARTIALLY_FAILED
                 ? StepKind.EPISODE_COMPLETED : StepKind.EPISODE_FAILED;
         int no = stepNo++;
-        int updated = env.tx().inNewTransaction(em -> {
-            if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, null, null)) {
-                return 0;
+        return rowThenJournal(em -> {
+            if (env.store().finish(em, episodeId, status, turns, summary, errorClass, null) == 0) {
+                return false;
             }
-            return env.store().finish(em, episodeId, status, turns, summary, errorClass, null);
+            if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, null, null)) {
+                throw new Undo("step " + no + " of episode " + episodeId + " was journaled by another owner");
+            }
+            return true;
         });
-        return updated > 0;
     }
 
     /**
-     * A failure or a cancel: journaled whatever happens (the row says why this attempt ended), the
-     * status changed only while the episode is still running.
+     * A failure or a cancel: the status changed while the episode is still running, then journaled
+     * whatever happened (the row says why this attempt ended) — the row first (see {@link #block}).
      */
     boolean end(EpisodeStatus status, int turns, String errorClass, String message, JsonObject detail) {
         int no = stepNo++;
-        int updated = env.tx().inNewTransaction(em -> {
+        return rowThenJournal(em -> {
+            int updated = env.store().finish(em, episodeId, status, turns, null, errorClass, message);
             env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(), detail, errorClass, null, null);
-            return env.store().finish(em, episodeId, status, turns, null, errorClass, message);
+            return updated == 1;
         });
-        return updated == 1;
+    }
+
+    private boolean rowThenJournal(Function<EntityManager, Boolean> work) {
+        try {
+            return env.tx().inNewTransaction(work);
+        } catch (Undo undone) {
+            LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
+            return false;
+        }
     }
 }

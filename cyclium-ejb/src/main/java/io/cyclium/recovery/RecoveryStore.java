@@ -97,10 +97,23 @@ public class RecoveryStore {
 
     // ---- drain -------------------------------------------------------------------------------
 
-    /** Stamps this node's running episodes interrupted (one statement). */
+    /**
+     * Stamps this node's running episodes interrupted. Two statements: the ids (a plain read, no
+     * locks), then an UPDATE by primary key. A tasks's own transition locks its episode row by
+     * primary key and then changes secondary index entries (status); an UPDATE that found the rows
+     * through a secondary index (run_node) would hold those entries while waiting for the row — on
+     * InnoDB that is a deadlock with every task finishing under the drain. By primary key, the
+     * drain only ever waits for rows, as the tasks do.
+     */
     public int stampInterrupted(EntityManager em, String node) {
+        @SuppressWarnings("unchecked")
+        List<String> ids = new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE run_node = ").value(node)
+                .sql(" AND status = 'running' ORDER BY id").query(em).getResultList();
+        if (ids.isEmpty()) {
+            return 0;
+        }
         return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', updated_at = " + vendor.utcNow()
-                + " WHERE run_node = ").value(node).sql(" AND status = 'running'").executeUpdate(em);
+                + " WHERE ").in("id", ids).sql(" AND run_node = ").value(node).sql(" AND status = 'running'").executeUpdate(em);
     }
 
     /**
