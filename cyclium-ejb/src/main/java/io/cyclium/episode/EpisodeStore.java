@@ -175,7 +175,10 @@ public class EpisodeStore {
 
     /** Marks a queued or recovered episode as running here. 0 rows: it is no longer running. */
     public int claimRun(EntityManager em, String episodeId, String node) {
-        return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = NULL, phase = NULL, updated_at = " + now()
+        // A recovered episode spends an attempt here, when it starts, not when the sweep claimed it
+        // (attempts before phase: MariaDB evaluates SET left to right, with the values already assigned)
+        return em.createNativeQuery("UPDATE cyclium_episodes SET attempts = attempts + CASE WHEN phase = 'recovering'"
+                        + " THEN 1 ELSE 0 END, run_node = ?1, queued_at = NULL, phase = NULL, updated_at = " + now()
                         + " WHERE id = ?2 AND status = 'running'")
                 .setParameter(1, node).setParameter(2, episodeId).executeUpdate();
     }

@@ -33,7 +33,8 @@ public class RecoveryStore {
     @SuppressWarnings("unchecked")
     public List<Orphan> listOrphans(EntityManager em, long staleAfterSeconds, SweepScope scope, int limit) {
         NativeSql sql = new NativeSql().sql("SELECT e.id, e.actor_id, e.expectation_id, e.dedupe_key, e.attempts,"
-                + " e.max_attempts, e.phase, e.source_stack, e.source_env, e.workflow_instance_id, e.workflow_step_id"
+                + " e.max_attempts, e.phase, e.source_stack, e.source_env, e.workflow_instance_id, e.workflow_step_id,"
+                + " e.updated_at"
                 + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
                 + INTERRUPTED + "' OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
                 + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
@@ -50,20 +51,25 @@ public class RecoveryStore {
         List<Orphan> out = new ArrayList<>();
         for (Object[] r : rows) {
             out.add(new Orphan((String) r[0], (String) r[1], (String) r[2], (String) r[3], ((Number) r[4]).intValue(),
-                    ((Number) r[5]).intValue(), (String) r[6], (String) r[7], (String) r[8], (String) r[9], (String) r[10]));
+                    ((Number) r[5]).intValue(), (String) r[6], (String) r[7], (String) r[8], (String) r[9], (String) r[10], r[11]));
         }
         return out;
     }
 
     /**
-     * The recovery claim on the episode row: one UPDATE that re-states the attempts count it read,
-     * so of two nodes sweeping at once exactly one gets 1 row. 0 rows: another node claimed it
-     * first, or it finished meanwhile.
+     * The recovery claim on the episode row: one UPDATE that re-states the attempts and the
+     * {@code updated_at} it read (every claim moves {@code updated_at} on), so of two nodes sweeping
+     * at once exactly one gets 1 row. 0 rows: another node claimed it first, or it moved on.
+     *
+     * <p>It does not count an attempt: the phase {@code recovering} does, when a task actually
+     * starts the episode ({@link io.cyclium.episode.EpisodeStore#claimRun}). A node that dies with
+     * the recovered episode still in its queue has not spent one of the episode's attempts.
      */
     public int claimForRecovery(EntityManager em, Orphan o) {
-        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + RECOVERING + "', attempts = attempts + 1,"
-                        + " run_node = NULL, updated_at = " + vendor.utcNow() + " WHERE id = ").value(o.id())
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + RECOVERING + "', run_node = NULL, updated_at = "
+                        + vendor.utcNow() + " WHERE id = ").value(o.id())
                 .sql(" AND status = 'running' AND archived_at IS NULL AND attempts = ").value(o.attempts())
+                .sql(" AND updated_at = ").value(o.updatedAt())
                 .executeUpdate(em);
     }
 
@@ -80,9 +86,9 @@ public class RecoveryStore {
         return n;
     }
 
-    /** Gives a claimed orphan back (its policy cannot run here): phase back to interrupted, attempt refunded. */
+    /** Gives a claimed orphan back (its policy cannot run here): phase back to interrupted; no attempt was spent. */
     public int unclaim(EntityManager em, String episodeId) {
-        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', attempts = attempts - 1, updated_at = "
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', updated_at = "
                 + vendor.utcNow() + " WHERE id = ").value(episodeId).sql(" AND status = 'running' AND phase = '" + RECOVERING + "'")
                 .executeUpdate(em);
     }

@@ -1,5 +1,7 @@
 package io.cyclium.recovery;
 
+import io.cyclium.episode.EpisodeStore;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.episode.TriggerRequestStore;
@@ -44,11 +46,11 @@ class RecoveryStoreTest {
         Orphan read = orphans(db, env).get(0);
         RecoveryStore store = new RecoveryStore(db.vendor());
 
-        // both hold the same read (attempts 1); the UPDATE re-states it, so the database lets one through
+        // both hold the same read (attempts 1, updated_at T); the UPDATE re-states it, so the database lets one through
         List<Integer> won = Concurrently.run(2, i -> db.inNewTransaction(em -> store.claimForRecovery(em, read)));
 
         assertThat(won).containsExactlyInAnyOrder(0, 1);
-        assertThat(new RecoveryRows(db).row(id).attempts()).isEqualTo(2);
+        assertThat(new RecoveryRows(db).row(id).attempts()).as("counted when a task starts it, not when claimed").isEqualTo(1);
         assertThat(rows(db, em -> store.claimForRecovery(em, read))).as("a later sweeper with the old read").isZero();
     }
 
@@ -116,5 +118,34 @@ class RecoveryStoreTest {
         assertThat(interruptedHere).containsExactlyInAnyOrder(mine, fresh);
         assertThat(rows.row(theirs).phase()).isNull();
         assertThat(rows.journal(theirs)).isEmpty();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_recovered_episode_spends_an_attempt_when_a_task_starts_it_not_each_time_a_sweep_hands_it_to_a_queue(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RecoveryRows rows = new RecoveryRows(db);
+        String env = unique("env");
+        String id = rows.episode().scope(null, env).insert();
+        RecoveryStore store = new RecoveryStore(db.vendor());
+        for (int handOff = 0; handOff < 3; handOff++) {
+            // claimed and queued on a node that then died before a slot came free: the row goes stale again
+            Orphan o = orphans(db, env).get(0);
+            assertThat(rows(db, em -> store.claimForRecovery(em, o))).isEqualTo(1);
+            assertThat(rows(db, em -> store.claimForRecovery(em, o))).as("the same read claims once").isZero();
+            db.run(em -> em.createNativeQuery("UPDATE cyclium_episodes SET updated_at = " + db.vendor().utcNowPlusSeconds("-600")
+                    + " WHERE id = ?1").setParameter(1, id).executeUpdate());
+        }
+        assertThat(rows.row(id).attempts()).as("three hand-offs, no start").isEqualTo(1);
+
+        Orphan last = orphans(db, env).get(0);
+        rows(db, em -> store.claimForRecovery(em, last));
+        assertThat(rows(db, em -> new EpisodeStore(db.vendor()).claimRun(em, id, "node-b"))).isEqualTo(1);
+
+        assertThat(rows.row(id)).extracting(RecoveryRows.EpisodeRow::phase, RecoveryRows.EpisodeRow::attempts)
+                .containsExactly(null, 2);
+        assertThat(rows(db, em -> new EpisodeStore(db.vendor()).claimRun(em, id, "node-b")))
+                .as("a second start of the same run (a resume) spends none").isEqualTo(1);
+        assertThat(rows.row(id).attempts()).isEqualTo(2);
     }
 }
