@@ -108,12 +108,85 @@ public class EpisodeDrainer {
             }
         }
         int left = host.localRunning().size();
+        int late = restampLate();
+        if (late > 0) {
+            stamped = Math.max(stamped, 0) + late;
+        }
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        // Payara Micro drops log output this late; the rows are the record. stderr may survive.
         String summary = "Cyclium drain on " + node + ": " + stamped + " episode(s) stamped interrupted, "
                 + running.size() + " task(s) asked to stop, " + left + " still running after " + ms + " ms";
         LOG.info(summary);
-        System.err.println(summary);
+        echoOnPayaraMicro(summary);
+    }
+
+    /**
+     * Payara Micro has closed its log handlers by the time a {@code @PreDestroy} runs at SIGTERM:
+     * the JUL record above is lost there, so Micro (only) also gets the line on stdout, which its
+     * launcher still copies to the console. Elsewhere the JUL line is the record (INFO on Payara
+     * Server and WildFly); stdout would only repeat it.
+     */
+    private static void echoOnPayaraMicro(String line) {
+        if (ON_PAYARA_MICRO) {
+            System.out.println(line);
+        }
+    }
+
+    private static final boolean ON_PAYARA_MICRO = payaraMicro();
+
+    private static boolean payaraMicro() {
+        try {
+            // Micro's launcher, on the system class path of `java -jar payara-micro.jar` only (Payara
+            // Server also ships the fish.payara.micro API, so that package alone proves nothing).
+            Class.forName("fish.payara.micro.boot.PayaraMicroLauncher", false, ClassLoader.getSystemClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * After the tasks stopped (or the grace ran out): stamps the running episodes whose own step
+     * transaction committed over the set-based stamp — on H2 a step that held the row when the
+     * stamp ran writes its phase afterwards. Normally one SELECT that finds nothing. One
+     * transaction per episode: a task still running may take the next step number.
+     */
+    private int restampLate() {
+        List<String> late;
+        try {
+            utx.begin();
+            late = store.unstampedOn(em, node);
+            utx.commit();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "Drain on " + node + " could not look for episodes stamped too early", e);
+            rollbackQuietly();
+            return 0;
+        }
+        int n = 0;
+        for (String id : late) {
+            try {
+                utx.begin();
+                if (store.stampInterruptedOne(em, id, node) == 1) {
+                    store.markInterruptedOne(em, id, node);
+                    n++;
+                }
+                utx.commit();
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "Drain on " + node + " could not stamp episode " + id
+                        + "; the sweep will find it once its journal goes stale", e);
+                rollbackQuietly();
+            }
+        }
+        return n;
+    }
+
+    private void rollbackQuietly() {
+        try {
+            if (utx.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                utx.rollback();
+            }
+        } catch (Exception ignored) {
+            // nothing more to do this late
+        }
     }
 
     /** One transaction of set-based statements; returns the number stamped, or -1 to retry. */
@@ -142,14 +215,8 @@ public class EpisodeDrainer {
         } catch (Exception e) {
             LOG.log(Level.SEVERE, "Drain on " + node + " could not stamp its episodes (attempt " + attempt
                     + "); the sweep will still find them once their journals go stale", e);
-            System.err.println("Cyclium drain on " + node + " failed: " + e);
-            try {
-                if (utx.getStatus() != Status.STATUS_NO_TRANSACTION) {
-                    utx.rollback();
-                }
-            } catch (Exception ignored) {
-                // nothing more to do this late
-            }
+            echoOnPayaraMicro("Cyclium drain on " + node + " failed: " + e);
+            rollbackQuietly();
             return attempt == 1 ? -1 : 0;
         }
     }

@@ -122,6 +122,22 @@ public class RecoveryStore {
                 .sql(" AND status = 'running' AND phase = '" + INTERRUPTED + "'").query(em).getResultList();
     }
 
+    /**
+     * This node's running episodes that are not stamped: a task's own step transaction committed
+     * over the drain's stamp (seen on H2, whose row locks let the step's later commit win).
+     */
+    @SuppressWarnings("unchecked")
+    public List<String> unstampedOn(EntityManager em, String node) {
+        return new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE run_node = ").value(node)
+                .sql(" AND status = 'running' AND (phase IS NULL OR phase <> '" + INTERRUPTED + "')").query(em).getResultList();
+    }
+
+    /** Stamps one episode interrupted if it still runs on this node; returns the rows changed. */
+    public int stampInterruptedOne(EntityManager em, String episodeId, String node) {
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', updated_at = " + vendor.utcNow()
+                + " WHERE id = ").value(episodeId).sql(" AND run_node = ").value(node).sql(" AND status = 'running'").executeUpdate(em);
+    }
+
     public void markInterruptedOne(EntityManager em, String episodeId, String node) {
         journalNext(em, episodeId, StepKind.INTERRUPTED, node, "{\"event\":\"interrupted\",\"reason\":\"drain\"}", null);
     }

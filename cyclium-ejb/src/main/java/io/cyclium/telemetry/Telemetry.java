@@ -9,6 +9,9 @@ import java.time.Duration;
  */
 public interface Telemetry {
 
+    /** Priority of the enabled alternative {@link MetricsTelemetry}. */
+    int METRICS_PRIORITY = 100;
+
     void count(String name, String... tags);
 
     void time(String name, Duration duration, String... tags);
