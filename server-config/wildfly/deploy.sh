@@ -8,8 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 ear=${CYCLIUM_EAR:-$here/../../cyclium-ear/target/cyclium.ear}
 [ -f "$ear" ] || fail "no EAR at $ear (mvn -B package, or set CYCLIUM_EAR)"
 remote --command="deploy $ear --name=cyclium.ear --force"
-for _ in $(seq 1 120); do
+for _ in $(seq 1 300); do
   curl -fsS "http://$bind:$http_port/cyclium/api/health" >/dev/null 2>&1 && { echo "Cyclium answers on http://$bind:$http_port/cyclium/"; exit 0; }
   sleep 1
 done
-fail "http://$bind:$http_port/cyclium/api/health did not answer within 120 s; see the server log"
+fail "http://$bind:$http_port/cyclium/api/health did not answer within 300 s; see the server log"

@@ -4,21 +4,23 @@
 #   JBOSS_HOME, CYCLIUM_BASE_DIR        as for configure.sh
 #   CYCLIUM_BIND_ADDRESS                every listener (default 127.0.0.1)
 #   CYCLIUM_PORT_OFFSET                 added to every port (default 0: HTTP 8080, management 9990)
-# The server's console output goes to $CYCLIUM_BASE_DIR/log/console.out (truncated at each start;
-# the capped server.log beside it is the log to read). Prints the server's process id.
+# The server's console output goes to $CYCLIUM_BASE_DIR/log/console.out, cut off after 10 MB (the
+# capped, rotated server.log beside it is the log to read); the Java process id to
+# $CYCLIUM_BASE_DIR/wildfly.pid.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 mkdir -p "$base/log"
-nohup "$JBOSS_HOME/bin/standalone.sh" -b "$bind" -bmanagement "$bind" \
-  -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" \
-  >"$base/log/console.out" 2>&1 &
-echo $! > "$base/wildfly.pid"
-for _ in $(seq 1 120); do
+rm -f "$base/wildfly.pid"
+export LAUNCH_JBOSS_IN_BACKGROUND=true JBOSS_PIDFILE="$base/wildfly.pid"
+(nohup "$JBOSS_HOME/bin/standalone.sh" -b "$bind" -bmanagement "$bind" \
+  -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" 2>&1 \
+  | head -c 10000000 > "$base/log/console.out") >/dev/null 2>&1 &
+for _ in $(seq 1 300); do
   if remote --command=':read-attribute(name=server-state)' 2>/dev/null | grep -q running; then
     echo "WildFly running: pid $(cat "$base/wildfly.pid"), management http://$bind:$management_port, HTTP http://$bind:$http_port"
     exit 0
   fi
   sleep 1
 done
-fail "WildFly did not start within 120 s; see $base/log/server.log"
+fail "WildFly did not start within 300 s; see $base/log/server.log"
