@@ -74,6 +74,11 @@ abstract class FullServer implements AutoCloseable {
     /** Whether the server has MicroProfile Metrics (a {@code /metrics} endpoint). */
     abstract boolean hasMetrics();
 
+    /** Whether the drain's summary reaches the server log as a JUL INFO record (not on Micro: see EpisodeDrainer). */
+    boolean drainSummaryIsJul() {
+        return true;
+    }
+
     URI app() {
         return URI.create("http://" + BIND + ":" + httpPort() + "/cyclium/");
     }

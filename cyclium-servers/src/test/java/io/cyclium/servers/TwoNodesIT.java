@@ -44,7 +44,7 @@ class TwoNodesIT {
         try (ServerDatabase db = ServerDatabase.create(Kind.POSTGRESQL, dir);
              FullServer a = EarSmokeIT.server(kind, kind + "-a", dir.resolve("a"), db, FAST_FAILOVER);
              FullServer b = EarSmokeIT.server(kind, kind + "-b", dir.resolve("b"), db, FAST_FAILOVER)) {
-            Path ear = EarSmokeIT.smokeEar(dir);
+            Path ear = EarSmokeIT.smokeArchive(kind, dir);
             Instant begin = Instant.now();
             // side by side: each server's scripts spend most of their time waiting on the server
             CompletableFuture<Void> second = CompletableFuture.runAsync(() -> b.install(ear));

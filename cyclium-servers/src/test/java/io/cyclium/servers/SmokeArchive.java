@@ -14,16 +14,26 @@ import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
 
 /**
- * The product EAR, byte for byte, plus {@code lib/cyclium-smoke-actors.jar} (the classes of
+ * The product EAR (or Micro WAR), byte for byte, plus {@code lib/cyclium-smoke-actors.jar}
+ * ({@code WEB-INF/lib/} in the WAR) (the classes of
  * {@code io.cyclium.servers.actors}, the cluster tests' {@code LongWork} they extend, and a
- * beans.xml): the product gains a slow test actor and nothing else. A jar in lib/ is a bean archive every module of the EAR sees.
+ * beans.xml): the product gains a slow test actor and nothing else. A jar in lib/ is a bean
+ * archive every module of the EAR sees.
  */
-final class SmokeEar {
+final class SmokeArchive {
 
-    private SmokeEar() {
+    private SmokeArchive() {
     }
 
-    static Path build(Path productEar, Path out) {
+    static Path ear(Path productEar, Path out) {
+        return build(productEar, "lib/", out);
+    }
+
+    static Path microWar(Path productWar, Path out) {
+        return build(productWar, "WEB-INF/lib/", out);
+    }
+
+    private static Path build(Path productEar, String libDir, Path out) {
         try {
             Files.createDirectories(out.getParent());
             try (ZipFile in = new ZipFile(productEar.toFile()); OutputStream file = Files.newOutputStream(out);
@@ -35,13 +45,13 @@ final class SmokeEar {
                     }
                     ear.closeEntry();
                 }
-                ear.putNextEntry(new ZipEntry("lib/cyclium-smoke-actors.jar"));
+                ear.putNextEntry(new ZipEntry(libDir + "cyclium-smoke-actors.jar"));
                 ear.write(actorsJar());
                 ear.closeEntry();
             }
             return out;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot build the smoke EAR from " + productEar, e);
+            throw new UncheckedIOException("cannot build the smoke archive from " + productEar, e);
         }
     }
 
