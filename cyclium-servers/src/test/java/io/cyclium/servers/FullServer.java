@@ -268,7 +268,13 @@ abstract class FullServer implements AutoCloseable {
         }
     }
 
-    /** A block of ports free now: {@code base + offset} for every offset is unbound on 127.0.0.1. */
+    /** Bases handed out in this JVM: two servers set up side by side must not pick the same one. */
+    private static final java.util.Set<Integer> GIVEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A block of ports free now: {@code base + offset} for every offset is unbound on 127.0.0.1,
+     * and no other server of this JVM got the same base.
+     */
     static int freeBlock(int from, int to, int step, int... offsets) {
         List<Integer> bases = new ArrayList<>();
         for (int b = from; b < to; b += step) {
@@ -285,7 +291,7 @@ abstract class FullServer implements AutoCloseable {
                     break;
                 }
             }
-            if (free) {
+            if (free && GIVEN.add(base)) {
                 return base;
             }
         }
