@@ -16,11 +16,20 @@ export LAUNCH_JBOSS_IN_BACKGROUND=true JBOSS_PIDFILE="$base/wildfly.pid"
 (nohup "$JBOSS_HOME/bin/standalone.sh" -b "$bind" -bmanagement "$bind" \
   -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" 2>&1 \
   | head -c 10000000 > "$base/log/console.out") >/dev/null 2>&1 &
-for _ in $(seq 1 300); do
-  if remote --command=':read-attribute(name=server-state)' 2>/dev/null | grep -q running; then
-    echo "WildFly running: pid $(cat "$base/wildfly.pid"), management http://$bind:$management_port, HTTP http://$bind:$http_port"
+# Bounded by the clock, not by a count of CLI calls (one call takes seconds on a busy machine).
+deadline=$((SECONDS + 300))
+while [ $SECONDS -lt $deadline ]; do
+  state=$(remote --command=':read-attribute(name=server-state)' 2>/dev/null || true)
+  if grep -q running <<<"$state"; then
+    echo "WildFly running: pid $(cat "$base/wildfly.pid" 2>/dev/null), management http://$bind:$management_port, HTTP http://$bind:$http_port"
     exit 0
   fi
-  sleep 1
+  # a port taken by another process or a broken configuration: say so now instead of waiting
+  if grep -qE "WFLYSRV0026|BindException|WFLYCTL0080" "$base/log/server.log" 2>/dev/null; then
+    grep -E -A3 "WFLYSRV0026|BindException|WFLYCTL0080" "$base/log/server.log" | head -20 >&2
+    [ -f "$base/wildfly.pid" ] && kill "$(cat "$base/wildfly.pid")" 2>/dev/null
+    fail "WildFly started with errors (above); see $base/log/server.log"
+  fi
+  sleep 2
 done
 fail "WildFly did not start within 300 s; see $base/log/server.log"

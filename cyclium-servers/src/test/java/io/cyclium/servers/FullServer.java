@@ -273,7 +273,9 @@ abstract class FullServer implements AutoCloseable {
 
     /**
      * A block of ports free now: {@code base + offset} for every offset is unbound on 127.0.0.1,
-     * and no other server of this JVM got the same base.
+     * and no other server of this JVM got the same base. Callers keep every port below 32768:
+     * above it Linux hands out ephemeral ports, and one taken between this check and the server's
+     * bind failed a WildFly start (BindException on its management port).
      */
     static int freeBlock(int from, int to, int step, int... offsets) {
         List<Integer> bases = new ArrayList<>();

@@ -32,7 +32,7 @@ final class MicroNode extends FullServer {
 
     MicroNode(String name, Path dir, Map<String, String> environment) {
         super(name, dir, environment);
-        this.port = freeBlock(20_000, 40_000, 7, 0);
+        this.port = freeBlock(10_000, 32_000, 7, 0);
         this.log = dir.resolve("micro.log");
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(Path.of(environment.get("CYCLIUM_PROPERTIES")))) {

@@ -13,7 +13,7 @@ final class PayaraServer extends FullServer {
         super(name, dir, environment);
         Path home = Path.of(System.getProperty("cyclium.payara.home", "target/servers/payara6")).toAbsolutePath();
         // admin +48, HTTP +80/+81, IIOP +37..39, JMX +86, OSGi shell +66, data grid +59
-        this.portBase = freeBlock(20_000, 40_000, 100, 48, 80, 81, 37, 38, 39, 86, 66, 59, 9);
+        this.portBase = freeBlock(10_000, 32_000, 100, 48, 80, 81, 37, 38, 39, 86, 66, 59, 9);
         env.put("PAYARA_HOME", home.toString());
         env.put("CYCLIUM_DOMAIN", "cyclium");
         env.put("CYCLIUM_DOMAIN_DIR", dir.resolve("domains").toAbsolutePath().toString());

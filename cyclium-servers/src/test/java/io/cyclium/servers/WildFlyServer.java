@@ -13,7 +13,7 @@ final class WildFlyServer extends FullServer {
         super(name, dir, environment);
         Path home = Path.of(System.getProperty("cyclium.wildfly.home", "target/servers/wildfly-38.0.1.Final")).toAbsolutePath();
         // HTTP 8080, HTTPS 8443, management 9990/9993, AJP 8009, transactions 4712/4713, + offset
-        this.offset = freeBlock(10_000, 30_000, 100, 8080, 8443, 9990, 9993, 8009, 4712, 4713);
+        this.offset = freeBlock(1_000, 22_000, 100, 8080, 8443, 9990, 9993, 8009, 4712, 4713);
         env.put("JBOSS_HOME", home.toString());
         env.put("CYCLIUM_BASE_DIR", dir.resolve("standalone").toAbsolutePath().toString());
         env.put("CYCLIUM_PORT_OFFSET", String.valueOf(offset));
