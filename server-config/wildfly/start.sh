@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 mkdir -p "$base/log"
 rm -f "$base/wildfly.pid"
+from=$(stat -c %s "$base/log/server.log" 2>/dev/null || echo 0)   # only this start's lines count below
 export LAUNCH_JBOSS_IN_BACKGROUND=true JBOSS_PIDFILE="$base/wildfly.pid"
 (nohup "$JBOSS_HOME/bin/standalone.sh" -b "$bind" -bmanagement "$bind" \
   -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" 2>&1 \
@@ -25,8 +26,8 @@ while [ $SECONDS -lt $deadline ]; do
     exit 0
   fi
   # a port taken by another process or a broken configuration: say so now instead of waiting
-  if grep -qE "WFLYSRV0026|BindException|WFLYCTL0080" "$base/log/server.log" 2>/dev/null; then
-    grep -E -A3 "WFLYSRV0026|BindException|WFLYCTL0080" "$base/log/server.log" | head -20 >&2
+  if tail -c +$((from + 1)) "$base/log/server.log" 2>/dev/null | grep -qE "WFLYSRV0026|BindException|WFLYCTL0080"; then
+    tail -c +$((from + 1)) "$base/log/server.log" | grep -E -A3 "WFLYSRV0026|BindException|WFLYCTL0080" | head -20 >&2
     [ -f "$base/wildfly.pid" ] && kill "$(cat "$base/wildfly.pid")" 2>/dev/null
     fail "WildFly started with errors (above); see $base/log/server.log"
   fi
