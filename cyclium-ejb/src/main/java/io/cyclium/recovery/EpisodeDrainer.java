@@ -83,7 +83,32 @@ public class EpisodeDrainer {
         String summary = "Cyclium drain on " + node + ": " + r.stamped() + " episode(s) stamped interrupted, "
                 + r.askedToStop() + " task(s) asked to stop, " + r.stillRunning() + " still running after " + r.millis() + " ms";
         LOG.info(summary);
-        System.err.println(summary);
+        echoOnPayaraMicro(summary);
+    }
+
+    /**
+     * Payara Micro has closed its log handlers by the time a {@code @PreDestroy} runs at SIGTERM:
+     * the JUL record above is lost there, so Micro (only) also gets the line on stdout, which its
+     * launcher still copies to the console. Elsewhere the JUL line is the record (INFO on Payara
+     * Server and WildFly); stdout would only repeat it.
+     */
+    private static void echoOnPayaraMicro(String line) {
+        if (ON_PAYARA_MICRO) {
+            System.out.println(line);
+        }
+    }
+
+    private static final boolean ON_PAYARA_MICRO = payaraMicro();
+
+    private static boolean payaraMicro() {
+        try {
+            // Micro's launcher, on the system class path of `java -jar payara-micro.jar` only (Payara
+            // Server also ships the fish.payara.micro API, so that package alone proves nothing).
+            Class.forName("fish.payara.micro.boot.PayaraMicroLauncher", false, ClassLoader.getSystemClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** {@link Tx} over this bean's EntityManager and UserTransaction: commit on return, roll back on any failure. */

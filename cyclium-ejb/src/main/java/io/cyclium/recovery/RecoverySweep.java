@@ -2,7 +2,6 @@ package io.cyclium.recovery;
 
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.config.CycliumConfig;
-import io.cyclium.config.NodeMode;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.store.DatabaseVendor;

@@ -4,7 +4,6 @@ import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.config.CycliumConfig;
 import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
@@ -12,8 +11,12 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
@@ -35,7 +38,16 @@ public class SchemaMigrator {
     public static final String DATASOURCE = "jdbc/cyclium";
     private static final Logger LOG = Logger.getLogger(SchemaMigrator.class.getName());
 
-    @Resource(lookup = DATASOURCE)
+    /**
+     * Where each server binds the server-level datasource {@link #DATASOURCE}: Payara (Micro and
+     * Server) under the plain name; WildFly only under {@code java:/jdbc/cyclium} — there an
+     * unqualified {@code @Resource(lookup = "jdbc/cyclium")} is resolved under
+     * {@code java:comp/env} and fails the deployment (WFLYCTL0412). The persistence unit's
+     * {@code jdbc/cyclium} is mapped to {@code java:/} by WildFly itself, so only this bean needs
+     * the list.
+     */
+    static final List<String> DATASOURCE_NAMES = List.of(DATASOURCE, "java:/" + DATASOURCE);
+
     DataSource dataSource;
 
     @Inject
@@ -46,6 +58,7 @@ public class SchemaMigrator {
     @PostConstruct
     void start() {
         LOG.info(() -> "Cyclium starting with " + config);
+        this.dataSource = lookupDataSource();
         this.vendor = detectVendor(dataSource);
         if (!config.migrateSchema()) {
             LOG.info(() -> "cyclium.schema.migrate=false: leaving the " + vendor.folder() + " schema to its owners");
@@ -54,6 +67,25 @@ public class SchemaMigrator {
         MigrateResult result = migrate(dataSource, vendor);
         LOG.info(() -> "Cyclium schema on " + vendor.folder() + " is at version " + result.targetSchemaVersion
                 + " (" + result.migrationsExecuted + " migrations applied now)");
+    }
+
+    private static DataSource lookupDataSource() {
+        List<String> tried = new ArrayList<>();
+        try {
+            InitialContext jndi = new InitialContext();
+            for (String name : DATASOURCE_NAMES) {
+                try {
+                    return (DataSource) jndi.lookup(name);
+                } catch (NamingException e) {
+                    tried.add(name + " (" + e.getClass().getSimpleName() + ")");
+                }
+            }
+        } catch (NamingException e) {
+            tried.add("InitialContext (" + e + ")");
+        }
+        throw new IllegalStateException("No Cyclium datasource: none of " + tried + " is bound. Create the "
+                + "server-level datasource " + DATASOURCE + " first (server-config/ has the commands for "
+                + "Payara Micro, Payara Server and WildFly)");
     }
 
     /** Applies the vendor's migrations. Shared with tests so they load the very same files. */

@@ -1,7 +1,9 @@
 package io.cyclium.telemetry;
 
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -15,8 +17,14 @@ import org.eclipse.microprofile.metrics.annotation.RegistryScope;
  * Telemetry on the application's MicroProfile Metrics registry (names prefixed {@code cyclium_}),
  * or nothing when the server has no registry. Metric failures are logged once and never reach
  * the caller: telemetry must not break the work it observes.
+ *
+ * <p>An enabled alternative: where the server has MicroProfile Metrics it wins over
+ * {@link NoMetricsTelemetry}. Where it has not (WildFly 38), this class cannot even be loaded —
+ * its fields name the Metrics API — so CDI skips it and the no-op is the only bean left.
  */
 @ApplicationScoped
+@Alternative
+@Priority(Telemetry.METRICS_PRIORITY)
 public class MetricsTelemetry implements Telemetry {
 
     private static final Logger LOG = Logger.getLogger(MetricsTelemetry.class.getName());

@@ -9,6 +9,9 @@ import java.time.Duration;
  */
 public interface Telemetry {
 
+    /** Priority of the enabled alternative {@link MetricsTelemetry}. */
+    int METRICS_PRIORITY = 100;
+
     void count(String name, String... tags);
 
     /** Adds {@code n} at once (a batch that cleared or dispatched several); nothing when n is 0 or less. */

@@ -1,0 +1,248 @@
+package io.cyclium.servers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.servers.ServerDatabase.Kind;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One cell of the matrix {Payara Micro (WAR), Payara Server, WildFly (EAR)} × {H2, PostgreSQL,
+ * MariaDB} per test: the product archive (plus a slow test actor) on a server set up only by the
+ * server-config scripts and files, one server start per cell and every check on it: deploy, schema migrated, an event's episode done with its
+ * journal, console login page and form login, cyclium_* metrics where the server has MP Metrics,
+ * a stop during running episodes stamps them interrupted and the next start recovers them at once
+ * (stale-after is two minutes: only the stamp can explain a quick recovery), redeploy.
+ */
+class EarSmokeIT {
+
+    static final Path SERVERS = Path.of(System.getProperty("cyclium.servers.dir", "target/servers")).toAbsolutePath();
+    static final Pattern DEDUPE_KEY = Pattern.compile("\"dedupeKey\":\"([^\"]+)\"");
+    private static final int SLOW_EPISODES = 3;
+
+    @Test
+    void payara_server_on_h2() {
+        smoke("payara", Kind.H2);
+    }
+
+    @Test
+    void payara_server_on_postgresql() {
+        smoke("payara", Kind.POSTGRESQL);
+    }
+
+    @Test
+    void payara_server_on_mariadb() {
+        smoke("payara", Kind.MARIADB);
+    }
+
+    @Test
+    void payara_micro_on_h2() {
+        smoke("micro", Kind.H2);
+    }
+
+    @Test
+    void payara_micro_on_postgresql() {
+        smoke("micro", Kind.POSTGRESQL);
+    }
+
+    @Test
+    void payara_micro_on_mariadb() {
+        smoke("micro", Kind.MARIADB);
+    }
+
+    @Test
+    void wildfly_on_h2() {
+        smoke("wildfly", Kind.H2);
+    }
+
+    @Test
+    void wildfly_on_postgresql() {
+        smoke("wildfly", Kind.POSTGRESQL);
+    }
+
+    @Test
+    void wildfly_on_mariadb() {
+        smoke("wildfly", Kind.MARIADB);
+    }
+
+    /** A server of this kind on a fresh database in a fresh folder, with the test timings. */
+    static FullServer server(String server, String name, Path dir, ServerDatabase db, Map<String, String> properties) {
+        Map<String, String> env = new java.util.HashMap<>(db.environment());
+        env.put("CYCLIUM_DRIVER_JAR", db.driverJar(SERVERS.resolve("lib")).toString());
+        env.put("CYCLIUM_ADMIN_PASSWORD", "smoke-" + UUID.randomUUID());
+        env.put("CYCLIUM_PROPERTIES", writeProperties(dir, properties).toString());
+        return switch (server) {
+            case "payara" -> new PayaraServer(name, dir, env);
+            case "wildfly" -> new WildFlyServer(name, dir, env);
+            case "micro" -> new MicroNode(name, dir, env);
+            default -> throw new IllegalArgumentException("no server kind " + server);
+        };
+    }
+
+    /** The product's archive for this kind of server plus the slow test actor. */
+    static Path smokeArchive(String server, Path dir) {
+        return server.equals("micro")
+                ? SmokeArchive.microWar(SERVERS.resolve("lib/cyclium-web-micro.war"), dir.resolve("cyclium-smoke.war"))
+                : SmokeArchive.ear(SERVERS.resolve("lib/cyclium-ear.ear"), dir.resolve("cyclium-smoke.ear"));
+    }
+
+    private void smoke(String kind, Kind dbKind) {
+        String cell = kind + "-" + dbKind.name().toLowerCase(Locale.ROOT);
+        Path dir = SERVERS.resolve("runs").resolve(cell + "-" + UUID.randomUUID().toString().substring(0, 6));
+        Instant begin = Instant.now();
+        try (ServerDatabase db = ServerDatabase.create(dbKind, dir);
+             FullServer server = server(kind, cell, dir, db, Map.of(
+                     "cyclium.demo.enabled", "true",
+                     "cyclium.recovery.initial-delay-ms", "2000",
+                     "cyclium.recovery.interval-ms", "1000",
+                     "cyclium.recovery.stale-after-ms", "120000",
+                     "cyclium.episode.shutdown-ms", "3000"))) {
+            Path ear = smokeArchive(kind, dir);
+            server.install(ear);
+            step(cell, "installed, configured, deployed", begin);
+
+            // schema: every migration of the vendor's folder applied
+            long migrations = countSqlFiles(dbKind);
+            // Flyway quotes its history table's names: lower case on H2, where unquoted names are upper
+            // case. Only SQL rows count: on H2 Flyway also records the schema it created (type SCHEMA).
+            String history = dbKind == Kind.H2
+                    ? "SELECT COUNT(*) FROM \"cyclium_schema_history\" WHERE \"success\" = ? AND \"type\" = 'SQL'"
+                    : "SELECT COUNT(*) FROM cyclium_schema_history WHERE success = ? AND type = 'SQL'";
+            assertThat(db.count(history, true))
+                    .as("applied migrations on " + db).isEqualTo(migrations);
+
+            String key = eventEpisodeIsDone(server, db, "smoke-1");
+            assertThat(db.count("SELECT COUNT(*) FROM cyclium_episode_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
+                    + " WHERE e.dedupe_key = ?", key)).as("journal of the event's episode").isGreaterThanOrEqualTo(2);
+
+            HttpResponse<String> loginPage = server.getUnauthenticated(server.app().resolve("login.xhtml"));
+            assertThat(loginPage.statusCode()).isEqualTo(200);
+            assertThat(loginPage.body()).contains("login:username").contains("login:password");
+            HttpResponse<String> dashboard = server.formLogin();
+            assertThat(dashboard.statusCode()).isEqualTo(200);
+            assertThat(dashboard.uri().getPath()).endsWith("/index.xhtml");
+            assertThat(dashboard.body()).contains(cell);
+
+            if (server.hasMetrics()) {
+                URI metrics = URI.create("http://" + FullServer.BIND + ":" + server.httpPort() + "/metrics?scope=application");
+                assertThat(server.getUnauthenticated(metrics).body()).as(metrics.toString()).contains("cyclium_");
+            } else {
+                assertThat(server.logText()).contains("No MicroProfile Metrics on this server: Cyclium telemetry is off");
+            }
+            step(cell, "event, journal, console login, metrics", begin);
+
+            drainAndRecover(server, db, cell);
+            step(cell, "drain on stop and recovery at the next start", begin);
+
+            server.deploy(ear);
+            eventEpisodeIsDone(server, db, "smoke-2");
+            step(cell, "redeployed, an event's episode done again", begin);
+            server.stop();
+            step(cell, "stopped", begin);
+        }
+    }
+
+    /** Posts a resource.updated event; the demo monitor's episode for it ends done. Returns its dedupe key. */
+    static String eventEpisodeIsDone(FullServer server, ServerDatabase db, String id) {
+        HttpResponse<String> r = server.post("api/events",
+                "{\"type\":\"resource.updated\",\"id\":\"" + id + "\",\"payload\":{\"resource\":\"cache\"}}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        Matcher m = DEDUPE_KEY.matcher(r.body());
+        assertThat(m.find()).as("a matched expectation in " + r.body()).isTrue();
+        String key = m.group(1);
+        await("episode " + key + " done", Duration.ofSeconds(90), () ->
+                db.count("SELECT COUNT(*) FROM cyclium_episodes WHERE dedupe_key = ? AND status = 'done'", key) == 1);
+        return key;
+    }
+
+    private static void drainAndRecover(FullServer server, ServerDatabase db, String cell) {
+        for (int i = 1; i <= SLOW_EPISODES; i++) {
+            HttpResponse<String> r = server.post("api/episodes", "{\"actor\":\"server_smoke\",\"expectation\":\"slow\","
+                    + "\"payload\":{\"steps\":400,\"stepMs\":250},\"idempotencyKey\":\"drain-" + i + "\"}");
+            assertThat(r.statusCode()).as(r.body()).isIn(201, 202);
+        }
+        await(SLOW_EPISODES + " slow episodes running and journaling", Duration.ofSeconds(60), () -> db.count(
+                "SELECT COUNT(*) FROM cyclium_episodes e WHERE e.actor_id = 'server_smoke' AND e.status = 'running'"
+                        + " AND EXISTS (SELECT 1 FROM cyclium_episode_steps s WHERE s.episode_id = e.id)") == SLOW_EPISODES);
+
+        server.stop();
+        List<Map<String, Object>> rows = db.query("SELECT id, status, phase FROM cyclium_episodes WHERE actor_id = 'server_smoke'");
+        assertThat(rows).as("every running episode stamped by the drain").hasSize(SLOW_EPISODES)
+                .allSatisfy(row -> assertThat(row).containsEntry("status", "running").containsEntry("phase", "interrupted"));
+        assertThat(db.count("SELECT COUNT(*) FROM cyclium_episode_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
+                + " WHERE e.actor_id = 'server_smoke' AND s.kind = 'interrupted'")).isEqualTo(SLOW_EPISODES);
+        String summary = "Cyclium drain on " + cell + ": " + SLOW_EPISODES + " episode\\(s\\) stamped interrupted";
+        assertThat(server.logText()).as("the drain's summary in the server log")
+                .containsPattern((server.drainSummaryIsJul() ? "INFO.*(\\R.*)?" : "") + summary);
+
+        server.start();
+        Instant ready = Instant.now();
+        // stale-after is 120 s: leaving 'interrupted' within 30 s is the stamp's doing, not staleness
+        await("the interrupted episodes picked up again", Duration.ofSeconds(30), () -> db.count(
+                "SELECT COUNT(*) FROM cyclium_episodes WHERE actor_id = 'server_smoke' AND phase = 'interrupted'") == 0);
+        System.out.printf("[%s] interrupted episodes resumed %.1f s after the application answered%n", cell,
+                Duration.between(ready, Instant.now()).toMillis() / 1000.0);
+        long checkpoints = db.count("SELECT COUNT(*) FROM cyclium_episode_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
+                + " WHERE e.actor_id = 'server_smoke' AND s.kind = 'checkpoint'");
+        // resumed means working again: each of them journals new units (they are far from done on purpose)
+        await("the recovered episodes journaling again", Duration.ofSeconds(30), () -> db.count(
+                "SELECT COUNT(*) FROM cyclium_episodes WHERE actor_id = 'server_smoke' AND status = 'running'") == SLOW_EPISODES
+                && db.count("SELECT COUNT(*) FROM cyclium_episode_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
+                        + " WHERE e.actor_id = 'server_smoke' AND s.kind = 'checkpoint'") >= checkpoints + SLOW_EPISODES);
+    }
+
+    private static long countSqlFiles(Kind kind) {
+        Path sql = Path.of(System.getProperty("cyclium.config.dir", "../server-config")).resolve("../sql")
+                .resolve(kind.name().toLowerCase(Locale.ROOT)).normalize();
+        try (Stream<Path> files = Files.list(sql)) {
+            return files.filter(p -> p.getFileName().toString().matches("V\\d+__.*\\.sql")).count();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static Path writeProperties(Path dir, Map<String, String> properties) {
+        try {
+            Files.createDirectories(dir);
+            Path file = dir.resolve("cyclium.properties");
+            StringBuilder text = new StringBuilder("# written by the test: what an operator puts in CYCLIUM_PROPERTIES\n");
+            properties.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+            Files.writeString(file, text);
+            return file;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + timeout.toSeconds() + " s: " + what);
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static void step(String cell, String what, Instant begin) {
+        System.out.printf("[%s] %s (%.0f s since start)%n", cell, what, Duration.between(begin, Instant.now()).toMillis() / 1000.0);
+    }
+}

@@ -1,0 +1,74 @@
+package io.cyclium.servers;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** A Payara Server 6 domain of its own (folder and port base), set up by server-config/payara-server. */
+final class PayaraServer extends FullServer {
+
+    private final int portBase;
+
+    PayaraServer(String name, Path dir, Map<String, String> environment) {
+        super(name, dir, environment);
+        Path home = Path.of(System.getProperty("cyclium.payara.home", "target/servers/payara6")).toAbsolutePath();
+        // admin +48, HTTP +80/+81, IIOP +37..39, JMX +86, OSGi shell +66, data grid +59
+        this.portBase = freeBlock(10_000, 32_000, 100, 48, 80, 81, 37, 38, 39, 86, 66, 59, 9);
+        env.put("PAYARA_HOME", home.toString());
+        env.put("CYCLIUM_DOMAIN", "cyclium");
+        env.put("CYCLIUM_DOMAIN_DIR", dir.resolve("domains").toAbsolutePath().toString());
+        env.put("CYCLIUM_PORT_BASE", String.valueOf(portBase));
+    }
+
+    @Override
+    void install(Path ear) {
+        script("payara-server/create-domain.sh", Map.of());
+        script("payara-server/configure.sh", Map.of());
+        deploy(ear);
+    }
+
+    @Override
+    void deploy(Path ear) {
+        script("payara-server/deploy.sh", Map.of("CYCLIUM_EAR", ear.toString()));
+    }
+
+    @Override
+    void stop() {
+        long pid = pid();
+        script("payara-server/stop-domain.sh", Map.of());
+        if (pid > 0) {
+            awaitExit(pid, Duration.ofSeconds(60));
+        }
+    }
+
+    @Override
+    void start() {
+        script("payara-server/start-domain.sh", Map.of());
+        awaitApp(Duration.ofSeconds(300));
+    }
+
+    @Override
+    int httpPort() {
+        return portBase + 80;
+    }
+
+    @Override
+    Path serverLog() {
+        return dir.resolve("domains/cyclium/logs/server.log");
+    }
+
+    @Override
+    long pid() {
+        return livePid(dir.resolve("domains/cyclium/config/pid"));
+    }
+
+    @Override
+    boolean hasMetrics() {
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "Payara Server " + name;
+    }
+}

@@ -1,0 +1,73 @@
+package io.cyclium.servers;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** A WildFly 38 standalone instance with a base folder and port offset of its own, set up by server-config/wildfly. */
+final class WildFlyServer extends FullServer {
+
+    private final int offset;
+
+    WildFlyServer(String name, Path dir, Map<String, String> environment) {
+        super(name, dir, environment);
+        Path home = Path.of(System.getProperty("cyclium.wildfly.home", "target/servers/wildfly-38.0.1.Final")).toAbsolutePath();
+        // HTTP 8080, HTTPS 8443, management 9990/9993, AJP 8009, transactions 4712/4713, + offset
+        this.offset = freeBlock(1_000, 22_000, 100, 8080, 8443, 9990, 9993, 8009, 4712, 4713);
+        env.put("JBOSS_HOME", home.toString());
+        env.put("CYCLIUM_BASE_DIR", dir.resolve("standalone").toAbsolutePath().toString());
+        env.put("CYCLIUM_PORT_OFFSET", String.valueOf(offset));
+    }
+
+    @Override
+    void install(Path ear) {
+        script("wildfly/configure.sh", Map.of());
+        script("wildfly/start.sh", Map.of());
+        deploy(ear);
+    }
+
+    @Override
+    void deploy(Path ear) {
+        script("wildfly/deploy.sh", Map.of("CYCLIUM_EAR", ear.toString()));
+    }
+
+    @Override
+    void stop() {
+        long pid = pid();
+        script("wildfly/stop.sh", Map.of());
+        if (pid > 0) {
+            awaitExit(pid, Duration.ofSeconds(60));
+        }
+    }
+
+    @Override
+    void start() {
+        script("wildfly/start.sh", Map.of());
+        awaitApp(Duration.ofSeconds(300));
+    }
+
+    @Override
+    int httpPort() {
+        return 8080 + offset;
+    }
+
+    @Override
+    Path serverLog() {
+        return dir.resolve("standalone/log/server.log");
+    }
+
+    @Override
+    long pid() {
+        return livePid(dir.resolve("standalone/wildfly.pid"));
+    }
+
+    @Override
+    boolean hasMetrics() {
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "WildFly " + name;
+    }
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Points the running domain's jdbc/cyclium at the database and sets Cyclium's properties.
+#   PAYARA_HOME, CYCLIUM_DOMAIN, CYCLIUM_PORT_BASE, CYCLIUM_BIND_ADDRESS  as for create-domain.sh
+#   CYCLIUM_DB   h2 | postgresql | mariadb                                             required
+#   h2:                   CYCLIUM_H2_FILE (absolute path without .mv.db), CYCLIUM_H2_PASSWORD
+#   postgresql, mariadb:  CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER
+#                         CYCLIUM_DB_PASSWORD (may be empty, must be set)
+#   CYCLIUM_PROPERTIES    optional file of cyclium.* key=value lines, stored as domain-level
+#                         MicroProfile Config properties (no secrets: they land in domain.xml)
+# Pools validate a connection at most once a minute (not on every checkout: that is a round trip
+# per transaction) and are emptied when the database says a connection is dead.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+need CYCLIUM_DB
+
+validation=(--isconnectvalidatereq=true --validateatmostonceperiod=60 --failconnection=false
+            --steadypoolsize=2 --maxpoolsize=16 --restype=javax.sql.DataSource)
+# asadmin property syntax: name=value pairs split at ':'; escape ':' and '=' inside a value with
+# a backslash; quote values that may be empty (a pool without a password needs password='').
+esc() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/:/\\:/g' -e 's/=/\\=/g'; }
+case "$CYCLIUM_DB" in
+  h2)
+    need CYCLIUM_H2_FILE CYCLIUM_H2_PASSWORD
+    remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=auto-commit \
+      --datasourceclassname=org.h2.jdbcx.JdbcDataSource \
+      --property "URL=$(esc "jdbc:h2:file:$CYCLIUM_H2_FILE;AUTO_SERVER=TRUE;DB_CLOSE_ON_EXIT=FALSE"):user=sa:password='$(esc "$CYCLIUM_H2_PASSWORD")'" \
+      cyclium-pool ;;
+  postgresql)
+    need CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER
+    [ -n "${CYCLIUM_DB_PASSWORD+set}" ] || fail "CYCLIUM_DB_PASSWORD must be set (empty is allowed)"
+    remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=custom-validation \
+      --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation \
+      --datasourceclassname=org.postgresql.ds.PGSimpleDataSource \
+      --property "serverName=$(esc "$CYCLIUM_DB_HOST"):portNumber=$CYCLIUM_DB_PORT:databaseName=$(esc "$CYCLIUM_DB_NAME"):user='$(esc "$CYCLIUM_DB_USER")':password='$(esc "$CYCLIUM_DB_PASSWORD")'" \
+      cyclium-pool ;;
+  mariadb)
+    need CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER
+    [ -n "${CYCLIUM_DB_PASSWORD+set}" ] || fail "CYCLIUM_DB_PASSWORD must be set (empty is allowed)"
+    # READ COMMITTED: MariaDB defaults to REPEATABLE READ, where read-then-decide logic reads a snapshot.
+    remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=custom-validation \
+      --validationclassname=org.glassfish.api.jdbc.validation.MySQLConnectionValidation \
+      --isolationlevel=read-committed --isisolationguaranteed=true \
+      --datasourceclassname=org.mariadb.jdbc.MariaDbDataSource \
+      --property "url=$(esc "jdbc:mariadb://$CYCLIUM_DB_HOST:$CYCLIUM_DB_PORT/$CYCLIUM_DB_NAME"):user='$(esc "$CYCLIUM_DB_USER")':password='$(esc "$CYCLIUM_DB_PASSWORD")'" \
+      cyclium-pool ;;
+  *) fail "CYCLIUM_DB=$CYCLIUM_DB: expected h2, postgresql or mariadb" ;;
+esac
+remote create-jdbc-resource --connectionpoolid=cyclium-pool jdbc/cyclium
+remote ping-connection-pool cyclium-pool
+
+if [ -n "${CYCLIUM_PROPERTIES:-}" ]; then
+  [ -f "$CYCLIUM_PROPERTIES" ] || fail "CYCLIUM_PROPERTIES=$CYCLIUM_PROPERTIES is not a file"
+  while IFS='=' read -r key value; do
+    case "$key" in ''|'#'*) continue;; cyclium.*) ;; *) fail "$CYCLIUM_PROPERTIES: '$key' is not a cyclium.* property";; esac
+    remote set-config-property --source=domain --propertyName="$key" --propertyValue="$value"
+  done < "$CYCLIUM_PROPERTIES"
+fi

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Configures a stopped WildFly 38 for Cyclium, offline (embedded CLI), in the server base folder:
+# JDBC driver module, datasource java:/jdbc/cyclium, Jakarta Security on the `other` domain,
+# EclipseLink and Cyclium properties, a capped server log.
+#   JBOSS_HOME           the unpacked WildFly (folder with bin/jboss-cli.sh)            required
+#   CYCLIUM_DB           h2 | postgresql | mariadb                                     required
+#   CYCLIUM_DRIVER_JAR   the JDBC driver jar (postgresql, mariadb; H2 is WildFly's own module)
+#   CYCLIUM_BASE_DIR     server base folder (default $JBOSS_HOME/standalone; another folder
+#                        is created as a copy of it, for a second instance on one machine)
+#   CYCLIUM_PROPERTIES   optional file of cyclium.* key=value lines, stored as system
+#                        properties in standalone.xml (no secrets)
+# The database coordinates are NOT written here: the datasource reads them when the server
+# starts, from the environment (${env.X} expressions), so secrets stay out of standalone.xml:
+#   h2:                  CYCLIUM_H2_FILE (absolute path without .mv.db), CYCLIUM_H2_PASSWORD
+#   postgresql, mariadb: CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER CYCLIUM_DB_PASSWORD
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+need CYCLIUM_DB
+if [ ! -d "$base" ]; then
+  cp -r "$JBOSS_HOME/standalone" "$base"
+  rm -rf "$base"/{data,log,tmp,deployments/*.ear*}
+fi
+
+# Validation: in the background once a minute and when the driver reports a fatal error, never a
+# round trip per checkout (validate-on-match would cost one per transaction).
+validation="--min-pool-size=2 --max-pool-size=16 --background-validation=true --background-validation-millis=60000 --validate-on-match=false"
+module_for() { # name, jar: a module of the driver jar (once per WildFly installation)
+  local dir="$JBOSS_HOME/modules/${1//.//}/main"
+  [ -f "$dir/module.xml" ] || echo "module add --name=$1 --resources=$2 --dependencies=java.se,jakarta.transaction.api"
+}
+# WildFly refuses an empty password attribute: a database without a password (CYCLIUM_DB_PASSWORD
+# set and empty when this script runs) gets none; otherwise the server reads it at start.
+password="--password=\${env.CYCLIUM_DB_PASSWORD}"
+[ -n "${CYCLIUM_DB_PASSWORD+set}" ] && [ -z "$CYCLIUM_DB_PASSWORD" ] && password=""
+case "$CYCLIUM_DB" in
+  h2)
+    driver="" # WildFly's own com.h2database.h2 module and `h2` driver (2.2.224, as the tests use)
+    datasource="data-source add --name=cyclium --jndi-name=java:/jdbc/cyclium --driver-name=h2 \
+      --connection-url=\"jdbc:h2:file:\${env.CYCLIUM_H2_FILE};AUTO_SERVER=TRUE;DB_CLOSE_ON_EXIT=FALSE\" --user-name=sa \
+      --password=\${env.CYCLIUM_H2_PASSWORD} --check-valid-connection-sql=\"SELECT 1\" $validation" ;;
+  postgresql)
+    need CYCLIUM_DRIVER_JAR
+    driver="$(module_for io.cyclium.jdbc.postgresql "$CYCLIUM_DRIVER_JAR")
+/subsystem=datasources/jdbc-driver=cyclium-postgresql:add(driver-name=cyclium-postgresql,driver-module-name=io.cyclium.jdbc.postgresql,driver-class-name=org.postgresql.Driver)"
+    datasource="data-source add --name=cyclium --jndi-name=java:/jdbc/cyclium --driver-name=cyclium-postgresql \
+      --connection-url=jdbc:postgresql://\${env.CYCLIUM_DB_HOST}:\${env.CYCLIUM_DB_PORT}/\${env.CYCLIUM_DB_NAME} \
+      --user-name=\${env.CYCLIUM_DB_USER} $password $validation \
+      --valid-connection-checker-class-name=org.jboss.jca.adapters.jdbc.extensions.postgres.PostgreSQLValidConnectionChecker \
+      --exception-sorter-class-name=org.jboss.jca.adapters.jdbc.extensions.postgres.PostgreSQLExceptionSorter" ;;
+  mariadb)
+    need CYCLIUM_DRIVER_JAR
+    driver="$(module_for io.cyclium.jdbc.mariadb "$CYCLIUM_DRIVER_JAR")
+/subsystem=datasources/jdbc-driver=cyclium-mariadb:add(driver-name=cyclium-mariadb,driver-module-name=io.cyclium.jdbc.mariadb,driver-class-name=org.mariadb.jdbc.Driver)"
+    # READ COMMITTED: MariaDB defaults to REPEATABLE READ, where read-then-decide logic reads a snapshot.
+    datasource="data-source add --name=cyclium --jndi-name=java:/jdbc/cyclium --driver-name=cyclium-mariadb \
+      --connection-url=jdbc:mariadb://\${env.CYCLIUM_DB_HOST}:\${env.CYCLIUM_DB_PORT}/\${env.CYCLIUM_DB_NAME} \
+      --user-name=\${env.CYCLIUM_DB_USER} $password $validation \
+      --transaction-isolation=TRANSACTION_READ_COMMITTED \
+      --valid-connection-checker-class-name=org.jboss.jca.adapters.jdbc.extensions.mysql.MySQLValidConnectionChecker \
+      --exception-sorter-class-name=org.jboss.jca.adapters.jdbc.extensions.mysql.MySQLExceptionSorter" ;;
+  *) fail "CYCLIUM_DB=$CYCLIUM_DB: expected h2, postgresql or mariadb" ;;
+esac
+
+properties=""
+if [ -n "${CYCLIUM_PROPERTIES:-}" ]; then
+  [ -f "$CYCLIUM_PROPERTIES" ] || fail "CYCLIUM_PROPERTIES=$CYCLIUM_PROPERTIES is not a file"
+  while IFS='=' read -r key value; do
+    case "$key" in ''|'#'*) continue;; cyclium.*) ;; *) fail "$CYCLIUM_PROPERTIES: '$key' is not a cyclium.* property";; esac
+    properties+="/system-property=$key:add(value=\"$value\")"$'\n'
+  done < "$CYCLIUM_PROPERTIES"
+fi
+
+script=$(mktemp)
+trap 'rm -f "$script"' EXIT
+cat > "$script" <<CLI
+embed-server --server-config=standalone.xml --std-out=discard
+$driver
+$datasource
+# Jakarta Security (the console's form login, the API's Basic) needs the servlet container's own
+# JASPI integration off; without it correct credentials end in ELY01177 (500).
+/subsystem=undertow/application-security-domain=other:write-attribute(name=integrated-jaspi,value=false)
+# EclipseLink travels in the EAR; WildFly must tell it which transaction manager it runs on.
+/system-property=eclipselink.target-server:add(value=JBoss)
+$properties
+# The server log rotates at 10 MB and keeps 5 files: a runaway loop cannot fill the disk.
+/subsystem=logging/size-rotating-file-handler=CAPPED:add(file={relative-to=jboss.server.log.dir,path=server.log},rotate-size=10m,max-backup-index=5,append=true,named-formatter=PATTERN)
+/subsystem=logging/root-logger=ROOT:remove-handler(name=FILE)
+/subsystem=logging/root-logger=ROOT:add-handler(name=CAPPED)
+/subsystem=logging/periodic-rotating-file-handler=FILE:remove
+stop-embedded-server
+CLI
+JAVA_OPTS="${JAVA_OPTS:-} -Djboss.server.base.dir=$base" "$cli" --file="$script"
+echo "Configured $base for $CYCLIUM_DB"
