@@ -54,6 +54,19 @@ public class MetricsTelemetry implements Telemetry {
     }
 
     @Override
+    public void countMany(String name, long amount, String... tags) {
+        MetricRegistry r = registry;
+        if (r == null || amount <= 0) {
+            return;
+        }
+        try {
+            r.counter("cyclium_" + name, tags(tags)).inc(amount);
+        } catch (RuntimeException e) {
+            warnOnce(name, e);
+        }
+    }
+
+    @Override
     public void time(String name, Duration duration, String... tags) {
         MetricRegistry r = registry;
         if (r == null) {

@@ -13,6 +13,13 @@ public interface Telemetry {
 
     void time(String name, Duration duration, String... tags);
 
+    /** Adds {@code amount} (≥ 0) to a counter at once: set-based work (retention) changes many rows per statement. */
+    default void countMany(String name, long amount, String... tags) {
+        for (long i = 0; i < amount; i++) {
+            count(name, tags);
+        }
+    }
+
     Telemetry NOOP = new Telemetry() {
         @Override
         public void count(String name, String... tags) {

@@ -63,6 +63,13 @@ public final class OpenApiDocument {
         r.put(io.cyclium.claims.ClaimReader.Stats.class, "ClaimStats");
         r.put(io.cyclium.episode.EpisodeThroughput.Window.class, "Throughput");
         r.put(io.cyclium.episode.EpisodeThroughput.Minute.class, "ThroughputMinute");
+        r.put(io.cyclium.stats.ActorOutcomes.Window.class, "ActorOutcomes");
+        r.put(io.cyclium.stats.ActorOutcomes.Row.class, "ActorOutcome");
+        r.put(io.cyclium.retention.RetentionOperations.Windows.class, "RetentionWindows");
+        r.put(io.cyclium.retention.RetentionOperations.Started.class, "RetentionStarted");
+        r.put(io.cyclium.retention.RetentionQueries.Execution.class, "RetentionExecution");
+        r.put(io.cyclium.retention.RetentionQueries.Run.class, "RetentionRun");
+        r.put(io.cyclium.retention.RetentionQueries.StepCounts.class, "RetentionStep");
         return Map.copyOf(r);
     }
 
