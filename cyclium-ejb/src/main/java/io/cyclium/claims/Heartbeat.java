@@ -59,6 +59,9 @@ public class Heartbeat {
     Telemetry telemetry;
 
     @Inject
+    HeartbeatPulse pulse;
+
+    @Inject
     io.cyclium.actor.ActorHost host;
 
     @Resource
@@ -87,6 +90,7 @@ public class Heartbeat {
             return;
         }
         long start = System.nanoTime();
+        pulse.beat();
         try {
             long interval = config.heartbeatInterval().toNanos();
             if (lastTickNanos != 0 && start - lastTickNanos > 2 * interval) {

@@ -43,6 +43,6 @@ public class RetentionOperations {
     /** Starts a run on this node now; a {@code Problem} 409 while another run holds the day's claim. */
     public Started runNow(String requestedBy) {
         RetentionRunner.Start.Started s = runner.runNow(requestedBy);
-        return new Started(s.runId(), s.runKey(), s.executionId(), runner.identity.name());
+        return new Started(s.runId(), s.runKey(), s.executionId(), runner.node());
     }
 }

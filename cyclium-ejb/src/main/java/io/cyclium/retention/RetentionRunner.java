@@ -104,6 +104,11 @@ public class RetentionRunner {
         return s;
     }
 
+    /** This node's identity (the runner of what it starts). */
+    public String node() {
+        return identity.name();
+    }
+
     public RetentionSettings settings() {
         return config.retention();
     }

@@ -64,6 +64,8 @@ public final class OpenApiDocument {
         r.put(io.cyclium.episode.EpisodeThroughput.Window.class, "Throughput");
         r.put(io.cyclium.episode.EpisodeThroughput.Minute.class, "ThroughputMinute");
         r.put(io.cyclium.stats.ActorOutcomes.Window.class, "ActorOutcomes");
+        r.put(HealthResource.ProbeAnswer.class, "ProbeAnswer");
+        r.put(io.cyclium.health.NodeHealth.Check.class, "HealthCheck");
         r.put(io.cyclium.stats.ActorOutcomes.Row.class, "ActorOutcome");
         r.put(io.cyclium.retention.RetentionOperations.Windows.class, "RetentionWindows");
         r.put(io.cyclium.retention.RetentionOperations.Started.class, "RetentionStarted");
