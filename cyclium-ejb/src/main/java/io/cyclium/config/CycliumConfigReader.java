@@ -49,6 +49,7 @@ public final class CycliumConfigReader {
     public static final String RETENTION_CLAIMS_AFTER = "cyclium.retention.claims-after";
     public static final String RETENTION_REQUESTS_AFTER = "cyclium.retention.requests-after";
     public static final String RETENTION_CHUNK_SIZE = "cyclium.retention.chunk-size";
+    public static final String RETENTION_CATCH_UP_MINUTES = "cyclium.retention.catch-up-minutes";
 
     /** Printable identity: letters, digits and . _ : @ - ; no spaces, no control characters. */
     static final Pattern IDENTITY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,254}");
@@ -154,7 +155,8 @@ public final class CycliumConfigReader {
         Duration claims = duration(RETENTION_CLAIMS_AFTER, d.claimsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.claimsAfter());
         Duration requests = duration(RETENTION_REQUESTS_AFTER, d.requestsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.requestsAfter());
         int chunk = (int) number(RETENTION_CHUNK_SIZE, d.chunkSize(), 10, 10_000, "rows");
-        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk);
+        int catchUp = (int) number(RETENTION_CATCH_UP_MINUTES, d.catchUpMinutes(), 1, 60, "minutes");
+        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp);
     }
 
     /** An ISO-8601 duration (PT12H, P7D, P1DT6H) within [min, max]; a problem and the default otherwise. */

@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param claimsAfter     done/expired work claims settled longer ago than this are deleted
  * @param requestsAfter   completed/expired trigger requests last changed longer ago than this are deleted
  * @param chunkSize       rows read and written per chunk (one transaction, one checkpoint)
+ * @param catchUpMinutes  after dailyAt, how often a node checks that the day's run completed and
+ *                        starts or resumes it if not (a dead runner's run continues within this)
  */
 public record RetentionSettings(
         boolean enabled,
@@ -24,8 +26,9 @@ public record RetentionSettings(
         Optional<Duration> purgeAfter,
         Duration claimsAfter,
         Duration requestsAfter,
-        int chunkSize) {
+        int chunkSize,
+        int catchUpMinutes) {
 
     public static final RetentionSettings DEFAULTS = new RetentionSettings(true, LocalTime.of(3, 30),
-            Duration.ofDays(7), Optional.empty(), Duration.ofDays(1), Duration.ofDays(1), 500);
+            Duration.ofDays(7), Optional.empty(), Duration.ofDays(1), Duration.ofDays(1), 500, 5);
 }

@@ -22,7 +22,8 @@ import java.util.logging.Logger;
 
 /**
  * Fires the retention job on every node at {@code cyclium.retention.daily-at} (UTC); the day's
- * work claim lets one of them run it. A catch-up tick every five minutes after that time resumes
+ * work claim lets one of them run it. A catch-up tick (every {@code cyclium.retention.catch-up-minutes},
+ * default 5, on the wall clock's minute) after that time resumes
  * the day's run if its node died (the claim lapsed) or starts it if no node was up at the time;
  * once the day's run has completed a tick is one indexed read.
  */
@@ -58,7 +59,7 @@ public class RetentionScheduler {
         }
         timers.createCalendarTimer(new ScheduleExpression().timezone("UTC").hour(s.dailyAt().getHour())
                 .minute(s.dailyAt().getMinute()), new TimerConfig("cyclium-retention-daily", false));
-        timers.createCalendarTimer(new ScheduleExpression().timezone("UTC").hour("*").minute("*/5"),
+        timers.createCalendarTimer(new ScheduleExpression().timezone("UTC").hour("*").minute("*/" + s.catchUpMinutes()),
                 new TimerConfig("cyclium-retention-catch-up", false));
         LOG.info(() -> "Retention runs daily at " + s.dailyAt() + " UTC (archive after " + s.archiveAfter() + ", purge "
                 + s.purgeAfter().map(Object::toString).orElse("off") + ", chunks of " + s.chunkSize() + ")");
@@ -73,7 +74,7 @@ public class RetentionScheduler {
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Retention timer on " + identity.name() + " failed to start the day's run; the next"
-                    + " catch-up tick (within 5 minutes) tries again", e);
+                    + " catch-up tick (within " + config.retention().catchUpMinutes() + " minutes) tries again", e);
             telemetry.count("retention_failed", "stage", "timer");
         }
     }

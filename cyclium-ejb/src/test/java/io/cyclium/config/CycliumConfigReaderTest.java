@@ -144,6 +144,7 @@ class CycliumConfigReaderTest {
         assertThat(r.claimsAfter()).isEqualTo(Duration.ofDays(1));
         assertThat(r.requestsAfter()).isEqualTo(Duration.ofDays(1));
         assertThat(r.chunkSize()).isEqualTo(500);
+        assertThat(r.catchUpMinutes()).isEqualTo(5);
     }
 
     @Test
@@ -170,6 +171,7 @@ class CycliumConfigReaderTest {
             "cyclium.retention.claims-after|P9999D|cyclium.retention.claims-after = P9999D is out of range",
             "cyclium.retention.requests-after|-PT2H|cyclium.retention.requests-after = -PT2H is out of range",
             "cyclium.retention.chunk-size|5|cyclium.retention.chunk-size = 5 is out of range: allowed are 10 to 10000 rows",
+            "cyclium.retention.catch-up-minutes|0|cyclium.retention.catch-up-minutes = 0 is out of range: allowed are 1 to 60 minutes",
             "cyclium.retention.chunk-size|lots|cyclium.retention.chunk-size = \"lots\" is not a whole number",
             "cyclium.retention.daily-at|25:00|cyclium.retention.daily-at = \"25:00\" is not a time of day: allowed are HH:mm from 00:00 to 23:59 (UTC)",
             "cyclium.retention.daily-at|3:30|cyclium.retention.daily-at = \"3:30\" is not a time of day",
