@@ -242,4 +242,40 @@ class OperationsIT {
         assertThat(bad.statusCode()).isEqualTo(400);
         assertThat(json(bad).asJsonObject().getString("field")).isEqualTo("probe");
     }
+
+    @Test
+    void the_dashboard_shows_per_actor_figures_and_the_maintenance_page_its_runs_and_windows() throws Exception {
+        String key = postEvent("ops-console-" + UUID.randomUUID());
+        awaitDone(key, 1);
+        HttpResponse<String> started = admin(base, "POST", "api/maintenance/retention", null);
+        if (started.statusCode() == 202) {
+            awaitRun(json(started).asJsonObject().getString("runId"));
+        }
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager())
+                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        URI login = URI.create(base.toString()).resolve("login.xhtml");
+        HttpResponse<String> form = browser.send(HttpRequest.newBuilder(login).GET().build(), HttpResponse.BodyHandlers.ofString());
+        Matcher state = VIEW_STATE.matcher(form.body());
+        assertThat(state.find()).isTrue();
+        String body = "login=login&login%3Ausername=admin&login%3Apassword=" + ApiCalls.enc(ConsoleUsers.adminPassword())
+                + "&login%3Asubmit=Log+in&jakarta.faces.ViewState=" + ApiCalls.enc(state.group(1));
+        HttpResponse<String> dashboard = browser.send(HttpRequest.newBuilder(login)
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(dashboard.uri().getPath()).endsWith("/index.xhtml");
+        assertThat(dashboard.body()).contains("Per actor, last hour").contains("it_actor").contains("successRate");
+
+        // the protected Maintenance page opens through the console's own link (it carries the token)
+        Matcher link = Pattern.compile("id=\"navMaintenance\"[^>]*href=\"([^\"]+)\"|href=\"([^\"]+)\"[^>]*id=\"navMaintenance\"")
+                .matcher(dashboard.body());
+        assertThat(link.find()).as("the Maintenance link in the navigation").isTrue();
+        String href = (link.group(1) != null ? link.group(1) : link.group(2)).replace("&amp;", "&");
+        HttpResponse<String> page = browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(href)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.uri().getPath()).endsWith("/maintenance.xhtml");
+        assertThat(page.body()).contains("Run retention now").contains("PT168H").contains("archive-episodes completed")
+                .contains("arquillian-node-1");
+    }
+
+    private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");
 }
