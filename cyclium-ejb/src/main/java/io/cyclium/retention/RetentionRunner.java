@@ -148,6 +148,12 @@ public class RetentionRunner {
 
     private Start start(LocalDate day, String runKey, String trigger, String requestedBy) {
         String claimKey = CLAIM_PREFIX + day;
+        if (running.values().stream().anyMatch(h -> h.claimKey().equals(claimKey))) {
+            // This node drives a run under this claim already. Its lease may have lapsed for a
+            // moment (a slow chunk, a short lease): acquiring now would steal it from ourselves and
+            // start a second execution of the same run beside the first.
+            return new Start.Busy(claimKey, identity.name());
+        }
         Acquisition a = claims().acquire(claimKey, identity.name(), config.leaseSeconds(), WORK_TYPE);
         if (!(a instanceof Acquisition.Acquired acquired)) {
             String owner = claims().find(claimKey).map(ClaimRecord::owner).orElse("?");
@@ -215,11 +221,22 @@ public class RetentionRunner {
         if (held == null) {
             throw new IllegalStateException("retention run " + runId + " is not driven by " + identity.name());
         }
-        if (!claims().ownsAtFence(held.claimKey(), identity.name(), held.fence())
-                || !claims().renew(held.claimKey(), identity.name(), config.leaseSeconds())) {
+        if (!holds(held)) {
             throw new IllegalStateException("retention run " + runId + ": " + identity.name() + " lost claim " + held.claimKey()
                     + " at fence " + held.fence() + "; the node that took it over continues the run");
         }
+    }
+
+    /**
+     * Whether this node still holds the run's claim at the fence it acquired, renewing it. renew
+     * first: a lease that lapsed (a slow chunk, a heartbeat late on a busy machine) but that nobody
+     * took is still ours, and ownsAtFence alone would call it lost — and the next tick would then
+     * take the run over from ourselves. Then the fence: a takeover by anyone moved it.
+     */
+    private boolean holds(HeldRun held) {
+        return claims().renew(held.claimKey(), identity.name(), config.leaseSeconds())
+                && claims().find(held.claimKey()).filter(r -> r.owner().equals(identity.name()) && r.fence() == held.fence())
+                        .isPresent();
     }
 
     Duration window(RetentionStep step) {
@@ -235,6 +252,13 @@ public class RetentionRunner {
     /** The job listener's end: the run is completed when every step completed or was skipped. */
     void finished(String runId) {
         HeldRun held = running.remove(runId);
+        if (held != null && !holds(held)) {
+            // Taken over (this node paused past its lease): the run is the taker's to settle now.
+            LOG.warning(() -> "Retention run " + runId + " on " + identity.name() + " ended after its claim " + held.claimKey()
+                    + " moved on; the node that took it over settles the run");
+            telemetry.count("retention_failed", "stage", "claim_lost");
+            return;
+        }
         try {
             RetentionQueries.Execution e = tx.inNewTransaction(em -> new RetentionQueries().execution(em, runId)).orElseThrow();
             boolean ok = e.steps().stream().allMatch(s -> s.status().equals(RunStatus.COMPLETED.wire())
@@ -244,7 +268,7 @@ public class RetentionRunner {
             telemetry.count("retention_runs", "outcome", ok ? "completed" : "failed");
             LOG.info(() -> "Retention run " + e.run().runKey() + " " + (ok ? "completed" : "failed") + " on " + identity.name()
                     + ": " + e.steps());
-            if (held != null && claims().ownsAtFence(held.claimKey(), identity.name(), held.fence())) {
+            if (held != null) {
                 if (ok) {
                     claims().complete(held.claimKey(), identity.name());
                 } else {

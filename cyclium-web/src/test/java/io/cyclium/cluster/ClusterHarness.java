@@ -57,7 +57,8 @@ public final class ClusterHarness implements AutoCloseable {
             "CYCLIUM_EPISODE_SHUTDOWN_MS", "3000",
             // one console password per test JVM, never a constant in the repository
             "CYCLIUM_ADMIN_PASSWORD", "harness-" + java.util.UUID.randomUUID());
-    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(240); // 2 cores, several Payara Micro processes deploying at once
+    // 2 cores, several Payara Micro processes deploying at once; -Dcyclium.harness.boot-timeout-s for a machine busier still
+    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("cyclium.harness.boot-timeout-s", 240));
 
     private final String run;
     private final HarnessDatabase database;
