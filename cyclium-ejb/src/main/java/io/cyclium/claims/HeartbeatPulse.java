@@ -14,6 +14,10 @@ public class HeartbeatPulse {
     private final long bootNanos = System.nanoTime();
     private volatile long lastBeatNanos;
 
+    /** Created when the application starts, so "since boot" is since boot and not since the first probe. */
+    void onStart(@jakarta.enterprise.event.Observes @jakarta.enterprise.context.Initialized(ApplicationScoped.class) Object event) {
+    }
+
     void beat() {
         lastBeatNanos = System.nanoTime();
     }
