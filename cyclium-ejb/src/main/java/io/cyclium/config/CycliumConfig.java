@@ -32,6 +32,7 @@ import java.util.Optional;
  * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
  *                               which runs on the database clock) to prove drift changes nothing
+ * @param retention              windows, time of day and chunk size of the retention job
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -56,7 +57,8 @@ public record CycliumConfig(
         int maxConcurrentDefault,
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
-        Duration clockSkew) {
+        Duration clockSkew,
+        RetentionSettings retention) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
@@ -71,6 +73,6 @@ public record CycliumConfig(
                 + ", demoEnabled=" + demoEnabled + ", workClaimsEnabled=" + workClaimsEnabled
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
-                + ", shutdownGrace=" + shutdownGrace + "]";
+                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + "]";
     }
 }

@@ -1,6 +1,8 @@
 package io.cyclium.config;
 
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -40,6 +42,14 @@ public final class CycliumConfigReader {
     public static final String ADMIN_PASSWORD_ENV = "CYCLIUM_ADMIN_PASSWORD";
     public static final String VIEWER_PASSWORD_ENV = "CYCLIUM_VIEWER_PASSWORD";
     public static final String CLOCK_SKEW_MS = "cyclium.clock.skew-ms";
+    public static final String RETENTION_ENABLED = "cyclium.retention.enabled";
+    public static final String RETENTION_DAILY_AT = "cyclium.retention.daily-at";
+    public static final String RETENTION_ARCHIVE_AFTER = "cyclium.retention.archive-after";
+    public static final String RETENTION_PURGE_AFTER = "cyclium.retention.purge-after";
+    public static final String RETENTION_CLAIMS_AFTER = "cyclium.retention.claims-after";
+    public static final String RETENTION_REQUESTS_AFTER = "cyclium.retention.requests-after";
+    public static final String RETENTION_CHUNK_SIZE = "cyclium.retention.chunk-size";
+    public static final String RETENTION_CATCH_UP_MINUTES = "cyclium.retention.catch-up-minutes";
 
     /** Printable identity: letters, digits and . _ : @ - ; no spaces, no control characters. */
     static final Pattern IDENTITY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,254}");
@@ -106,13 +116,68 @@ public final class CycliumConfigReader {
         long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
         Optional<String> password = password(ADMIN_PASSWORD, ADMIN_PASSWORD_ENV);
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
+        RetentionSettings retention = retention();
 
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, password, viewerPassword, Duration.ofMillis(skew));
+                shutdown, jitter, maxConcurrent, password, viewerPassword, Duration.ofMillis(skew), retention);
+    }
+
+    private RetentionSettings retention() {
+        RetentionSettings d = RetentionSettings.DEFAULTS;
+        boolean enabled = bool(RETENTION_ENABLED, d.enabled());
+        LocalTime at = d.dailyAt();
+        Optional<String> rawAt = text(RETENTION_DAILY_AT);
+        if (rawAt.isPresent()) {
+            try {
+                if (!rawAt.get().matches("\\d{2}:\\d{2}")) {
+                    throw new DateTimeParseException("not HH:mm", rawAt.get(), 0);
+                }
+                at = LocalTime.parse(rawAt.get());
+            } catch (DateTimeParseException e) {
+                problems.add(RETENTION_DAILY_AT + " = \"" + printable(rawAt.get()) + "\" is not a time of day: allowed are"
+                        + " HH:mm from 00:00 to 23:59 (UTC)");
+            }
+        }
+        // An archived key no longer deduplicates: a window shorter than an hour would let a slow
+        // re-delivery of the same event start a second episode within minutes.
+        Duration archive = duration(RETENTION_ARCHIVE_AFTER, d.archiveAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.archiveAfter());
+        Optional<Duration> purge = Optional.empty();
+        Optional<String> rawPurge = text(RETENTION_PURGE_AFTER);
+        if (rawPurge.isPresent() && !rawPurge.get().equalsIgnoreCase("off")) {
+            purge = duration(RETENTION_PURGE_AFTER, null, Duration.ofHours(1), Duration.ofDays(3650));
+        }
+        // Deleting a settled claim lets its key start again at fence 1: wait far longer than any
+        // straggling holder of the old fence can live (its lease is long gone by then).
+        Duration claims = duration(RETENTION_CLAIMS_AFTER, d.claimsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.claimsAfter());
+        Duration requests = duration(RETENTION_REQUESTS_AFTER, d.requestsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.requestsAfter());
+        int chunk = (int) number(RETENTION_CHUNK_SIZE, d.chunkSize(), 10, 10_000, "rows");
+        int catchUp = (int) number(RETENTION_CATCH_UP_MINUTES, d.catchUpMinutes(), 1, 60, "minutes");
+        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp);
+    }
+
+    /** An ISO-8601 duration (PT12H, P7D, P1DT6H) within [min, max]; a problem and the default otherwise. */
+    private Optional<Duration> duration(String property, Duration defaultValue, Duration min, Duration max) {
+        Optional<String> value = text(property);
+        if (value.isEmpty()) {
+            return Optional.ofNullable(defaultValue);
+        }
+        String allowed = "allowed are ISO-8601 durations from " + min + " to P" + max.toDays() + "D (e.g. PT12H, P7D)";
+        try {
+            Duration parsed = Duration.parse(value.get().toUpperCase(Locale.ROOT));
+            if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
+                problems.add(property + " = " + printable(value.get()) + " is out of range: " + allowed);
+                return Optional.ofNullable(defaultValue);
+            }
+            return Optional.of(parsed);
+        } catch (DateTimeParseException e) {
+            problems.add(property + " = \"" + printable(value.get()) + "\" is not a duration: " + allowed
+                    + (property.equals(RETENTION_PURGE_AFTER) ? ", or off" : ""));
+            return Optional.ofNullable(defaultValue);
+        }
     }
 
     /** A console password: unset or at least 8 characters (the value itself never reaches a message). */

@@ -1,5 +1,7 @@
 package io.cyclium.recovery;
 
+import io.cyclium.claims.HeartbeatPulse;
+
 import io.cyclium.claims.ClaimGateProducer;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.node.NodeIdentity;
@@ -38,6 +40,9 @@ public class Heartbeat {
 
     @Inject
     CycliumConfig config;
+
+    @Inject
+    HeartbeatPulse pulse;
 
     @Inject
     NodeIdentity identity;
@@ -83,6 +88,7 @@ public class Heartbeat {
             return;
         }
         long start = System.nanoTime();
+        pulse.beat(); // liveness reads this, not the singleton (a stuck tick would hold its lock)
         BackgroundPass.run("heartbeat", LOG, telemetry, () -> "Heartbeat on " + identity.name()
                 + " failed; leases live until their expiry (" + config.leaseSeconds() + " s) and the next tick tries again",
                 () -> renewal.beat(start));

@@ -133,4 +133,51 @@ class CycliumConfigReaderTest {
         assertThatThrownBy(() -> read("CYCLIUM_VIEWER_PASSWORD", "short"))
                 .hasMessageContaining("cyclium.console.viewer-password is too short (5 characters)");
     }
+
+    @Test
+    void retention_defaults_archive_after_a_week_and_never_purge() {
+        RetentionSettings r = read().retention();
+        assertThat(r.enabled()).isTrue();
+        assertThat(r.dailyAt()).isEqualTo(java.time.LocalTime.of(3, 30));
+        assertThat(r.archiveAfter()).isEqualTo(Duration.ofDays(7));
+        assertThat(r.purgeAfter()).isEmpty();
+        assertThat(r.claimsAfter()).isEqualTo(Duration.ofDays(1));
+        assertThat(r.requestsAfter()).isEqualTo(Duration.ofDays(1));
+        assertThat(r.chunkSize()).isEqualTo(500);
+        assertThat(r.catchUpMinutes()).isEqualTo(5);
+    }
+
+    @Test
+    void retention_windows_are_iso_durations_and_purge_can_be_switched_on() {
+        RetentionSettings r = read("cyclium.retention.archive-after", "p2dt12h", "cyclium.retention.purge-after", "P30D",
+                "cyclium.retention.claims-after", "PT6H", "cyclium.retention.requests-after", "PT2H",
+                "cyclium.retention.chunk-size", "2000", "cyclium.retention.daily-at", "23:05",
+                "cyclium.retention.enabled", "false").retention();
+        assertThat(r.archiveAfter()).isEqualTo(Duration.ofHours(60));
+        assertThat(r.purgeAfter()).contains(Duration.ofDays(30));
+        assertThat(r.claimsAfter()).isEqualTo(Duration.ofHours(6));
+        assertThat(r.requestsAfter()).isEqualTo(Duration.ofHours(2));
+        assertThat(r.chunkSize()).isEqualTo(2000);
+        assertThat(r.dailyAt()).isEqualTo(java.time.LocalTime.of(23, 5));
+        assertThat(r.enabled()).isFalse();
+        assertThat(read("cyclium.retention.purge-after", "off").retention().purgeAfter()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "cyclium.retention.archive-after|7 days|cyclium.retention.archive-after = \"7 days\" is not a duration: allowed are ISO-8601 durations from PT1H to P3650D",
+            "cyclium.retention.archive-after|PT5M|cyclium.retention.archive-after = PT5M is out of range: allowed are ISO-8601 durations from PT1H",
+            "cyclium.retention.purge-after|never|cyclium.retention.purge-after = \"never\" is not a duration: allowed are ISO-8601 durations from PT1H to P3650D (e.g. PT12H, P7D), or off",
+            "cyclium.retention.claims-after|P9999D|cyclium.retention.claims-after = P9999D is out of range",
+            "cyclium.retention.requests-after|-PT2H|cyclium.retention.requests-after = -PT2H is out of range",
+            "cyclium.retention.chunk-size|5|cyclium.retention.chunk-size = 5 is out of range: allowed are 10 to 10000 rows",
+            "cyclium.retention.catch-up-minutes|0|cyclium.retention.catch-up-minutes = 0 is out of range: allowed are 1 to 60 minutes",
+            "cyclium.retention.chunk-size|lots|cyclium.retention.chunk-size = \"lots\" is not a whole number",
+            "cyclium.retention.daily-at|25:00|cyclium.retention.daily-at = \"25:00\" is not a time of day: allowed are HH:mm from 00:00 to 23:59 (UTC)",
+            "cyclium.retention.daily-at|3:30|cyclium.retention.daily-at = \"3:30\" is not a time of day",
+            "cyclium.retention.enabled|yes|cyclium.retention.enabled = \"yes\" is not a boolean"})
+    void a_bad_retention_setting_names_property_value_and_range(String property, String value, String message) {
+        assertThatThrownBy(() -> read(property, value)).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining(message);
+    }
 }

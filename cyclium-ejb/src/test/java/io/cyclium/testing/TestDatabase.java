@@ -74,6 +74,7 @@ public final class TestDatabase implements AutoCloseable {
     private final String user;
     private final String password;
     private boolean closed;
+    private boolean attached;
 
     private TestDatabase(Vendor vendor, String name, String jdbcUrl, String user, String password) {
         this.vendor = vendor;
@@ -120,6 +121,23 @@ public final class TestDatabase implements AutoCloseable {
         return db;
     }
 
+    /**
+     * The database another process created (a child JVM of a test gets its name): same coordinates,
+     * but {@link #close()} leaves it alone — its creator drops it.
+     */
+    public static TestDatabase attach(Vendor vendor, String name) {
+        TestDatabase db = switch (vendor) {
+            case H2 -> throw new IllegalArgumentException("an in-memory H2 database cannot be shared with another process");
+            case POSTGRESQL -> new TestDatabase(vendor, name,
+                    "jdbc:postgresql://" + PG_HOST + "/test?connectTimeout=5&currentSchema=" + name, PG_USER, "");
+            case MARIADB -> new TestDatabase(vendor, name, "jdbc:mariadb://" + MARIADB_HOST + "/" + name
+                    + "?connectTimeout=5000&transactionIsolation=READ_COMMITTED", MARIADB_USER, "");
+        };
+        db.closed = false;
+        db.attached = true;
+        return db;
+    }
+
     public Vendor vendor() {
         return vendor;
     }
@@ -163,6 +181,9 @@ public final class TestDatabase implements AutoCloseable {
             return;
         }
         closed = true;
+        if (attached) {
+            return;
+        }
         switch (vendor) {
             case H2:
                 try (Connection c = DriverManager.getConnection(jdbcUrl, user, password);

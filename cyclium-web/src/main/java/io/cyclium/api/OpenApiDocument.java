@@ -63,6 +63,15 @@ public final class OpenApiDocument {
         r.put(io.cyclium.claims.Claims.Stats.class, "ClaimStats");
         r.put(io.cyclium.operations.EpisodeThroughput.Window.class, "Throughput");
         r.put(io.cyclium.operations.EpisodeThroughput.Minute.class, "ThroughputMinute");
+        r.put(io.cyclium.stats.ActorOutcomes.Window.class, "ActorOutcomes");
+        r.put(HealthResource.ProbeAnswer.class, "ProbeAnswer");
+        r.put(io.cyclium.health.NodeHealth.Check.class, "HealthCheck");
+        r.put(io.cyclium.stats.ActorOutcomes.Row.class, "ActorOutcome");
+        r.put(io.cyclium.retention.RetentionOperations.Windows.class, "RetentionWindows");
+        r.put(io.cyclium.retention.RetentionOperations.Started.class, "RetentionStarted");
+        r.put(io.cyclium.retention.RetentionQueries.Execution.class, "RetentionExecution");
+        r.put(io.cyclium.retention.RetentionQueries.Run.class, "RetentionRun");
+        r.put(io.cyclium.retention.RetentionQueries.StepCounts.class, "RetentionStep");
         return Map.copyOf(r);
     }
 

@@ -24,6 +24,9 @@ public class StatsResource {
     @Inject
     Claims claims;
 
+    @EJB
+    io.cyclium.stats.StatsQueries stats;
+
     /**
      * {@code GET /stats/throughput?minutes=60}: episodes started and failed per minute, the last
      * {@code minutes} whole minutes on the database clock (default 60, capped at
@@ -40,5 +43,15 @@ public class StatsResource {
     @Path("claims")
     public Claims.Stats claims() {
         return claims.stats();
+    }
+
+    /**
+     * {@code GET /stats/actors?minutes=60}: per actor, episodes finished in the last {@code minutes}
+     * (database clock), the success rate and the p50/p95 duration.
+     */
+    @GET
+    @Path("actors")
+    public io.cyclium.stats.ActorOutcomes.Window actors(@QueryParam("minutes") String minutes) {
+        return stats.actorOutcomes(PageLimit.parse("minutes", minutes, 60, io.cyclium.stats.ActorOutcomes.MAX_MINUTES));
     }
 }

@@ -41,8 +41,8 @@ class ArchitectureTest {
             List.of("actor"),
             List.of("execution"),
             List.of("runtime"),
-            List.of("recovery", "trigger"),
-            List.of("operations"),
+            List.of("recovery", "trigger", "retention", "health"),
+            List.of("operations", "stats"),
             List.of("demo"),
             List.of("console.security"),
             List.of("api", "console"));

@@ -1,0 +1,26 @@
+package io.cyclium.stats;
+
+import io.cyclium.schema.SchemaMigrator;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+
+/** Read side for the dashboard's per-actor figures (the console and {@code GET /stats/actors}). */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.SUPPORTS)
+public class StatsQueries {
+
+    @PersistenceContext(unitName = "cyclium")
+    EntityManager em;
+
+    @Inject
+    SchemaMigrator schema;
+
+    /** Success rate and p50/p95 duration per actor over the last {@code minutes} (see {@link ActorOutcomes}). */
+    public ActorOutcomes.Window actorOutcomes(int minutes) {
+        return new ActorOutcomes(schema.vendor()).lastMinutes(em, minutes);
+    }
+}

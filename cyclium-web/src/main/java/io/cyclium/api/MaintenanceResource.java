@@ -1,0 +1,54 @@
+package io.cyclium.api;
+
+import io.cyclium.retention.RetentionOperations;
+import io.cyclium.retention.RetentionQueries;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.util.List;
+
+/**
+ * Retention: {@code GET /maintenance/retention} the configured windows, {@code POST
+ * /maintenance/retention} runs the job now on this node (admins; 409 while a run holds the day's
+ * claim), {@code GET /maintenance/executions} every node's runs, newest first.
+ */
+@Path("maintenance")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class MaintenanceResource {
+
+    @Inject
+    RetentionOperations retention;
+
+    @Context
+    SecurityContext security;
+
+    @GET
+    @Path("retention")
+    public RetentionOperations.Windows windows() {
+        return retention.windows();
+    }
+
+    @POST
+    @Path("retention")
+    @Consumes(MediaType.WILDCARD)
+    public Response runNow() {
+        String user = security.getUserPrincipal() == null ? null : security.getUserPrincipal().getName();
+        return Response.status(Response.Status.ACCEPTED).entity(retention.runNow(user)).build();
+    }
+
+    @GET
+    @Path("executions")
+    public List<RetentionQueries.Execution> executions(@QueryParam("limit") String limit) {
+        return retention.executions(PageLimit.parse(limit, RetentionQueries.MAX_RUNS));
+    }
+}
