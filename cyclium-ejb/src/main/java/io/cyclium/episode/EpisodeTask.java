@@ -170,6 +170,8 @@ public final class EpisodeTask implements Runnable {
                     .add("event", "resumed")
                     .add("attempt", s.attempts())
                     .add("fromCheckpoint", s.checkpoint().map(c -> (JsonValue) Json.createValue(c.number())).orElse(JsonValue.NULL))
+                    // the lease this run holds: the console's timeline shows who took over, at which fence
+                    .add("fence", claim.passthrough() ? JsonValue.NULL : Json.createValue(claim.fence()))
                     .build();
             if (!journal(StepKind.RESUMED, marker, null, null, null)) {
                 return Outcome.CLAIM_LOST;
