@@ -73,6 +73,18 @@ class ConsoleSecurityIT implements ApiProbes {
     }
 
     @Test
+    void the_composite_components_are_never_served_on_their_own() throws Exception {
+        for (String component : new String[] {"time", "took", "badge", "json", "timeline"}) {
+            String path = "resources/cy/" + component + ".xhtml";
+            HttpResponse<String> anonymous = send("GET", path, null, null);
+            assertThat(anonymous.statusCode()).as(path).isIn(302, 403);
+            HttpResponse<String> admin = send("GET", path, ConsoleUsers.admin(), null);
+            assertThat(admin.statusCode()).as(path + " as admin").isEqualTo(403);
+            assertThat(admin.body()).doesNotContain("cc:interface");
+        }
+    }
+
+    @Test
     void api_calls_with_basic_credentials_leave_no_http_session_behind() throws Exception {
         for (int i = 0; i < 12; i++) {
             HttpResponse<String> r = send("GET", i % 2 == 0 ? "api/episodes" : "api/nodes", i % 3 == 0 ? ConsoleUsers.viewer() : ConsoleUsers.admin(), null);
