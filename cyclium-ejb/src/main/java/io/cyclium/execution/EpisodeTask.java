@@ -168,7 +168,7 @@ public final class EpisodeTask implements Runnable {
         } else {
             state = strategy.init(s.trigger(), context(s, budget, startedAt));
         }
-        if (resume && !writes.resumed(s.attempts(), s.checkpoint().map(RunSnapshot.SavedCheckpoint::number))) {
+        if (resume && !writes.resumed(s.attempts(), s.checkpoint().map(RunSnapshot.SavedCheckpoint::number), claim)) {
             return Outcome.CLAIM_LOST;
         }
         if (s.resolution().isPresent()) {

@@ -2,6 +2,7 @@ package io.cyclium.execution;
 
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.StepKind;
+import io.cyclium.claims.HeldClaim;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -51,12 +52,14 @@ final class EpisodeWrites {
         return written;
     }
 
-    /** The {@code resumed} marker: this attempt continues from the checkpoint (or from init when there is none). */
-    boolean resumed(int attempt, Optional<Integer> fromCheckpoint) {
+    /** The {@code resumed} marker: this attempt continues from the checkpoint (or from init when there is none), under {@code claim}. */
+    boolean resumed(int attempt, Optional<Integer> fromCheckpoint, HeldClaim claim) {
         JsonObject marker = Json.createObjectBuilder()
                 .add("event", "resumed")
                 .add("attempt", attempt)
                 .add("fromCheckpoint", fromCheckpoint.map(n -> (JsonValue) Json.createValue(n)).orElse(JsonValue.NULL))
+                // the lease this run holds: the console's timeline shows who took over, at which fence
+                .add("fence", claim.passthrough() ? JsonValue.NULL : Json.createValue(claim.fence()))
                 .build();
         return journal(StepKind.RESUMED, marker, null, null, null);
     }

@@ -60,7 +60,7 @@ public class NodeHealth {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     ActorHost host;
@@ -80,7 +80,7 @@ public class NodeHealth {
         try {
             Object[] row = tx.inNewTransaction(em -> {
                 // Flyway quotes the names it creates: on H2 they are lower case and must be quoted too
-                String q = schema.vendor() == DatabaseVendor.H2 ? "\"" : "";
+                String q = vendor == DatabaseVendor.H2 ? "\"" : "";
                 Object version = new NativeSql().sql("SELECT " + q + "version" + q + " FROM " + q + "cyclium_schema_history" + q
                         + " WHERE " + q + "success" + q + " = ").value(Boolean.TRUE).sql(" AND " + q + "version" + q
                         + " IS NOT NULL ORDER BY " + q + "installed_rank" + q + " DESC").query(em)
@@ -129,7 +129,7 @@ public class NodeHealth {
         MigrationVersion v = shipped;
         if (v == null) {
             MigrationVersion newest = MigrationVersion.EMPTY;
-            for (MigrationInfo info : SchemaMigrator.configure(schema.vendor()).dataSource(dataSource).load().info().all()) {
+            for (MigrationInfo info : SchemaMigrator.configure(vendor).dataSource(dataSource).load().info().all()) {
                 // resolved: shipped in this build (an applied migration of a newer build is not)
                 if (info.getVersion() != null && info.getState().isResolved() && info.getVersion().isNewerThan(newest.getVersion())) {
                     newest = info.getVersion();

@@ -1,5 +1,7 @@
 package io.cyclium.retention;
 
+import io.cyclium.store.DatabaseVendor;
+
 import io.cyclium.claims.Acquisition;
 import io.cyclium.claims.ClaimGateProducer;
 import io.cyclium.claims.ClaimRecord;
@@ -9,7 +11,6 @@ import io.cyclium.config.RetentionSettings;
 import io.cyclium.node.DbClock;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.problem.Problem;
-import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.batch.operations.JobOperator;
@@ -81,7 +82,7 @@ public class RetentionRunner {
     Tx tx;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     @Inject
     ClaimGateProducer claimGates;
@@ -98,7 +99,7 @@ public class RetentionRunner {
     RetentionStore store() {
         RetentionStore s = store;
         if (s == null) {
-            s = new RetentionStore(schema.vendor());
+            s = new RetentionStore(vendor);
             store = s;
         }
         return s;

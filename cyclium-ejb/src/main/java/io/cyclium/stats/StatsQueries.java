@@ -1,6 +1,7 @@
 package io.cyclium.stats;
 
-import io.cyclium.schema.SchemaMigrator;
+import io.cyclium.store.DatabaseVendor;
+
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -17,10 +18,10 @@ public class StatsQueries {
     EntityManager em;
 
     @Inject
-    SchemaMigrator schema;
+    DatabaseVendor vendor;
 
     /** Success rate and p50/p95 duration per actor over the last {@code minutes} (see {@link ActorOutcomes}). */
     public ActorOutcomes.Window actorOutcomes(int minutes) {
-        return new ActorOutcomes(schema.vendor()).lastMinutes(em, minutes);
+        return new ActorOutcomes(vendor).lastMinutes(em, minutes);
     }
 }

@@ -48,6 +48,7 @@ public class ActorsPage {
     ConsoleUser user;
 
     private List<ActorView> actors;
+    private String only;
     private String startExpectation;
     private String startPayload = "{}";
     private String sweepStack;
@@ -55,9 +56,20 @@ public class ActorsPage {
 
     public List<ActorView> getActors() {
         if (actors == null) {
-            actors = host.views();
+            actors = only == null || only.isBlank() ? host.views()
+                    : host.views().stream().filter(a -> a.id().equals(only.trim())).toList();
         }
         return actors;
+    }
+
+    /** One actor only ({@code actors.xhtml?actor=…}, a link that can be shared); all when unset. */
+    public String getOnly() {
+        return only;
+    }
+
+    public void setOnly(String only) {
+        this.only = only;
+        actors = null;
     }
 
     public NodeModes.Status getModes() {

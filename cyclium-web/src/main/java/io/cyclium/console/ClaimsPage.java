@@ -3,7 +3,6 @@ package io.cyclium.console;
 import io.cyclium.claims.ClaimQueries;
 import io.cyclium.claims.ClaimState;
 import io.cyclium.claims.Claims;
-import jakarta.annotation.PostConstruct;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -14,7 +13,8 @@ import java.util.List;
 
 /**
  * Backs claims.xhtml: the work-claims table with filters, keyset-paged by key (next / previous),
- * read-only for every role. Seconds left are computed against the database's clock.
+ * read-only for every role. Seconds left are computed against the database's clock. Filters and
+ * cursor are view parameters: every page of every filter has its own URL.
  */
 @Named("claimsPage")
 @ViewScoped
@@ -32,35 +32,37 @@ public class ClaimsPage implements Serializable {
     private String state;
     private String keyPrefix;
 
+
     private final KeysetPager<ClaimQueries.ClaimRow> pager = new KeysetPager<>();
     private LocalDateTime databaseNow;
 
-    @PostConstruct
-    void init() {
-        load();
+    /** Applies the filters: on to the URL of their first page. */
+    public void apply() throws java.io.IOException {
+        jakarta.faces.context.ExternalContext external = jakarta.faces.context.FacesContext.getCurrentInstance().getExternalContext();
+        external.redirect(external.getRequestContextPath() + "/" + url(null, null));
     }
 
-    public void apply() {
-        pager.reset();
-        load();
+    /** These filters at a cursor; what the paging links point at. */
+    String url(String cursor, String back) {
+        return PageUrl.of("claims.xhtml").with("owner", owner).with("workType", workType).with("state", state)
+                .with("keyPrefix", keyPrefix).with("cursor", cursor).with("back", back).toString();
     }
 
-    public void next() {
-        pager.forward();
-        load();
+    public String getPreviousUrl() {
+        return url(pager.getPreviousCursor(), pager.getPreviousBack());
     }
 
-    public void previous() {
-        pager.back();
-        load();
+    public String getNextUrl() {
+        return url(pager.getNextCursor(), pager.getNextBack());
     }
 
-    /** The poll: the same page again, fresh (leases tick down). */
+    /** The push or fallback poll: the same page again, fresh (leases tick down). */
     public void refresh() {
         load();
     }
 
-    private void load() {
+    /** Reads the page the URL names (view action). */
+    public void load() {
         ClaimQueries.ClaimPage page = ConsoleMessages.attempt(() -> claims.page(
                 new ClaimQueries.Filter(owner, workType, state, keyPrefix), pager.cursor(), PAGE_SIZE));
         pager.show(page == null ? List.of() : page.claims(), page == null ? null : page.nextCursor());
@@ -79,6 +81,7 @@ public class ClaimsPage implements Serializable {
     public List<String> getStates() {
         return Arrays.stream(ClaimState.values()).map(ClaimState::wireName).toList();
     }
+
 
     public String getOwner() {
         return owner;

@@ -16,8 +16,10 @@ import java.io.Serializable;
 import java.util.Optional;
 
 /**
- * Backs episode.xhtml: one episode with its journal, checkpoints, outputs and findings, and the
- * admin's actions on it. Every action is gated by {@link ConsoleUser#mayAct} on the server.
+ * Backs episode.xhtml: one episode with its journal (as a timeline and a table), checkpoints,
+ * outputs and findings, and the admin's actions on it. Every action is gated by
+ * {@link ConsoleUser#mayAct} on the server. Opened by URL ({@code episode.xhtml?id=…}), so a link
+ * to an episode can be shared; re-read when a change to it is pushed.
  */
 @Named("episodePage")
 @ViewScoped
@@ -34,9 +36,14 @@ public class EpisodePage implements Serializable {
     @Inject
     ConsoleUser user;
 
+    @Inject
+    ConsoleClock clock;
+
     private String id;
     // views are not Serializable: reloaded per request when the view is restored
     private transient EpisodeDetail detail;
+    private transient Timeline timeline;
+    private transient EpisodeDetail timelineOf;
     private String missing;
 
     /** The plan awaiting approval and its hash, as the latest approval_requested step recorded them. */
@@ -142,6 +149,19 @@ public class EpisodePage implements Serializable {
             load();
         }
         return detail;
+    }
+
+    /** The journal on a time axis (rebuilt whenever the episode is read again). */
+    public Timeline getTimeline() {
+        EpisodeDetail d = getDetail();
+        if (d == null) {
+            return null;
+        }
+        if (timeline == null || timelineOf != d) {
+            timeline = EpisodeTimeline.of(d, clock.getNow());
+            timelineOf = d;
+        }
+        return timeline;
     }
 
     public String getMissing() {

@@ -6,7 +6,6 @@ import io.cyclium.operations.EpisodePage;
 import io.cyclium.operations.EpisodeService;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.operations.EpisodeView;
-import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Named;
@@ -16,7 +15,9 @@ import java.util.List;
 
 /**
  * Backs episodes.xhtml: filters and a keyset-paged table (newer / older), one query per page and
- * no count, so the page is as fast at a million episodes as at ten.
+ * no count, so the page is as fast at a million episodes as at ten. Every filter, the page size
+ * and the cursor live in the URL (view parameters): the Filter button redirects to the URL of
+ * the filtered first page, and the paging links are plain GETs.
  */
 @Named("episodesPage")
 @ViewScoped
@@ -40,32 +41,33 @@ public class EpisodesPage implements Serializable {
 
     private final KeysetPager<EpisodeView> pager = new KeysetPager<>();
 
-    @PostConstruct
-    void init() {
-        load();
+    /** Applies the filters: on to the URL of their newest page (so it can be bookmarked and shared). */
+    public void apply() throws java.io.IOException {
+        jakarta.faces.context.ExternalContext external = jakarta.faces.context.FacesContext.getCurrentInstance().getExternalContext();
+        external.redirect(external.getRequestContextPath() + "/" + url(null, null));
     }
 
-    /** Applies the filters: back to the newest page. */
-    public void apply() {
-        pager.reset();
-        load();
+    /** This list (its filters and page size) at a cursor; what the paging links point at. */
+    String url(String cursor, String back) {
+        return PageUrl.of("episodes.xhtml").with("actor", actor).with("expectation", expectation).with("status", status)
+                .with("stack", stack).with("env", env).with("from", from).with("to", to).with("size", pageSize)
+                .with("cursor", cursor).with("back", back).toString();
     }
 
-    public void older() {
-        pager.forward();
-        load();
+    public String getNewestUrl() {
+        return url(null, null);
     }
 
-    public void newer() {
-        pager.back();
-        load();
+    public String getNewerUrl() {
+        return url(pager.getPreviousCursor(), pager.getPreviousBack());
     }
 
-    public void newest() {
-        apply();
+    public String getOlderUrl() {
+        return url(pager.getNextCursor(), pager.getNextBack());
     }
 
-    private void load() {
+    /** Reads the page the URL names (view action), and again on a pushed refresh. */
+    public void load() {
         EpisodePage page = ConsoleMessages.attempt(() -> episodes.page(
                 EpisodeFilter.parse(actor, expectation, status, stack, env, from, to), pager.cursor(),
                 EpisodeListing.capped(pageSize)));
@@ -92,6 +94,7 @@ public class EpisodesPage implements Serializable {
     public void setPageSize(int pageSize) {
         this.pageSize = EpisodeListing.capped(pageSize);
     }
+
 
     public String getActor() {
         return actor;

@@ -6,15 +6,20 @@ import io.cyclium.finding.FindingQueries;
 import io.cyclium.finding.FindingView;
 import io.cyclium.finding.Findings;
 import io.cyclium.episode.TriggerRequestStore;
-import jakarta.enterprise.context.RequestScoped;
+import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.util.List;
 
-/** Backs findings.xhtml and trigger-requests.xhtml: newest first, a status filter, at most {@link #ROWS} rows. */
+/**
+ * Backs findings.xhtml and trigger-requests.xhtml: newest first, a status filter (a view
+ * parameter, {@code ?status=}, so each filter has its own URL), at most {@link #ROWS} rows.
+ */
 @Named("lists")
-@RequestScoped
-public class ListsPage {
+@ViewScoped
+public class ListsPage implements java.io.Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     static final int ROWS = 200;
 
@@ -44,6 +49,11 @@ public class ListsPage {
 
     public List<String> getRequestStatuses() {
         return List.copyOf(new java.util.TreeSet<>(TriggerRequests.STATUSES));
+    }
+
+    /** The finding status shown (active when none or an unknown one is asked for). */
+    public String getShownFindingStatus() {
+        return findingStatus != null && FindingQueries.STATUSES.contains(findingStatus) ? findingStatus : "active";
     }
 
     public String getFindingStatus() {

@@ -108,6 +108,11 @@ public final class ClusterNode {
                 .PUT(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
+    /** {@code DELETE /cyclium/api<path>}. */
+    public HttpReply delete(String path) {
+        return send(request(path).timeout(REQUEST_TIMEOUT).DELETE().build());
+    }
+
     /** {@code GET /cyclium/api<path>}. */
     public HttpReply get(String path) {
         return send(request(path).timeout(REQUEST_TIMEOUT).GET().build());
@@ -183,6 +188,37 @@ public final class ClusterNode {
 
     // ---- process ---------------------------------------------------------------------------
 
+    /** At most this many bytes of a node's output per start reach its log; the rest is read and dropped. */
+    static final long LOG_CAP = 64L * 1024 * 1024;
+
+    private static void copyCapped(java.io.InputStream out, Path log, long cap, String name) {
+        Thread copier = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            long written = 0;
+            try (java.io.OutputStream file = Files.newOutputStream(log, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND)) {
+                int n;
+                while ((n = out.read(buffer)) >= 0) {
+                    if (written < cap) {
+                        int keep = (int) Math.min(n, cap - written);
+                        file.write(buffer, 0, keep);
+                        file.flush();
+                        written += keep;
+                        if (written >= cap) {
+                            file.write(("\n==== cluster harness: log capped at " + cap + " bytes; the rest is dropped\n")
+                                    .getBytes(StandardCharsets.UTF_8));
+                            file.flush();
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // the process is gone or the file cannot be written: nothing more to copy
+            }
+        }, "log-" + name);
+        copier.setDaemon(true);
+        copier.start();
+    }
+
     synchronized void start() {
         if (isAlive()) {
             throw new IllegalStateException(name + " is still running (pid " + process.pid() + ")");
@@ -195,8 +231,9 @@ public final class ClusterNode {
                     StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
             startOffset = Files.size(log);
             scanOffset = startOffset;
+            // the output goes through a copier that stops writing at LOG_CAP: a runaway node cannot fill the disk
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+                    .redirectOutput(ProcessBuilder.Redirect.PIPE);
             // The failsafe JVM carries the Arquillian node's CYCLIUM_* settings: none of them may leak in.
             pb.environment().keySet().removeIf(k -> k.startsWith("CYCLIUM_"));
             pb.environment().putAll(environment);
@@ -205,6 +242,7 @@ public final class ClusterNode {
             startedAt = Instant.now();
             Process p = pb.start();
             process = p;
+            copyCapped(p.getInputStream(), log, LOG_CAP, name);
             // the reaper thread notices the exit as it happens: a better time than whoever polls next
             p.onExit().thenRun(() -> exitedAt = Instant.now());
         } catch (IOException e) {

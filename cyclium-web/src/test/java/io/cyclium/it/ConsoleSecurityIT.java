@@ -68,8 +68,62 @@ class ConsoleSecurityIT implements ApiProbes {
     void a_page_without_a_session_redirects_to_the_login_page() throws Exception {
         HttpResponse<String> r = send("GET", "index.xhtml", null, null);
         assertThat(r.statusCode()).isEqualTo(302);
-        assertThat(r.headers().firstValue("Location")).hasValueSatisfying(v -> assertThat(v).endsWith("/cyclium/login.xhtml"));
+        assertThat(r.headers().firstValue("Location")).hasValueSatisfying(v -> assertThat(v).endsWith("/cyclium/login.xhtml?next=%2Findex.xhtml"));
         assertThat(r.body()).doesNotContain("arquillian-node-1");
+    }
+
+    @Test
+    void the_composite_components_are_never_served_on_their_own() throws Exception {
+        for (String component : new String[] {"time", "took", "badge", "json", "timeline"}) {
+            String path = "resources/cy/" + component + ".xhtml";
+            HttpResponse<String> anonymous = send("GET", path, null, null);
+            assertThat(anonymous.statusCode()).as(path).isIn(302, 403);
+            HttpResponse<String> admin = send("GET", path, ConsoleUsers.admin(), null);
+            assertThat(admin.statusCode()).as(path + " as admin").isEqualTo(403);
+            assertThat(admin.body()).doesNotContain("cc:interface");
+        }
+    }
+
+    @Test
+    void api_calls_with_basic_credentials_leave_no_http_session_behind() throws Exception {
+        for (int i = 0; i < 12; i++) {
+            HttpResponse<String> r = send("GET", i % 2 == 0 ? "api/episodes" : "api/nodes", i % 3 == 0 ? ConsoleUsers.viewer() : ConsoleUsers.admin(), null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().allValues("Set-Cookie")).as("call " + i + " set a cookie").isEmpty();
+        }
+        // a change is authenticated the same way, and leaves no session either
+        HttpResponse<String> sweep = send("POST", "api/recovery/sweep", ConsoleUsers.admin(), "{}");
+        assertThat(sweep.statusCode()).isLessThan(300);
+        assertThat(sweep.headers().allValues("Set-Cookie")).isEmpty();
+    }
+
+    @Test
+    void a_login_returns_to_the_page_asked_for_and_never_to_another_host() throws Exception {
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        HttpResponse<String> form = browser.send(HttpRequest.newBuilder(URI.create(base.toString())
+                .resolve("episodes.xhtml?actor=nobody-here")).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(form.uri().getPath()).endsWith("/login.xhtml");
+        assertThat(form.uri().getRawQuery()).isEqualTo("next=%2Fepisodes.xhtml%3Factor%3Dnobody-here");
+        Matcher state = VIEW_STATE.matcher(form.body());
+        assertThat(state.find()).isTrue();
+        HttpResponse<String> page = browser.send(post(form.uri(), state.group(1), "admin", ConsoleUsers.adminPassword(),
+                "/episodes.xhtml?actor=nobody-here"), HttpResponse.BodyHandlers.ofString());
+        assertThat(page.uri().getPath()).endsWith("/episodes.xhtml");
+        assertThat(page.uri().getQuery()).isEqualTo("actor=nobody-here");
+        assertThat(page.body()).contains("No episodes match");
+
+        // a crafted next= naming another host lands on the overview instead
+        HttpClient other = HttpClient.newBuilder().cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+        URI crafted = URI.create(base.toString()).resolve("login.xhtml?next=" + enc("//evil.example/x"));
+        HttpResponse<String> craftedForm = other.send(HttpRequest.newBuilder(crafted).GET().build(), HttpResponse.BodyHandlers.ofString());
+        Matcher craftedState = VIEW_STATE.matcher(craftedForm.body());
+        assertThat(craftedState.find()).isTrue();
+        HttpResponse<String> landed = other.send(post(crafted, craftedState.group(1), "admin", ConsoleUsers.adminPassword(),
+                "//evil.example/x"), HttpResponse.BodyHandlers.ofString());
+        assertThat(landed.statusCode()).isEqualTo(302);
+        assertThat(landed.headers().firstValue("Location")).hasValueSatisfying(v -> assertThat(v).endsWith("/cyclium/index.xhtml"));
     }
 
     @Test
@@ -119,7 +173,11 @@ class ConsoleSecurityIT implements ApiProbes {
     }
 
     private static HttpRequest post(URI login, String viewState, String user, String password) {
-        String form = "login=login&login%3Ausername=" + enc(user) + "&login%3Apassword=" + enc(password)
+        return post(login, viewState, user, password, "");
+    }
+
+    private static HttpRequest post(URI login, String viewState, String user, String password, String next) {
+        String form = "login=login&login%3Anext=" + enc(next) + "&login%3Ausername=" + enc(user) + "&login%3Apassword=" + enc(password)
                 + "&login%3Asubmit=Log+in&jakarta.faces.ViewState=" + enc(viewState);
         return HttpRequest.newBuilder(login).header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(form)).build();

@@ -3,7 +3,6 @@ package io.cyclium.console.security;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.security.enterprise.AuthenticationStatus;
-import jakarta.security.enterprise.authentication.mechanism.http.AutoApplySession;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpAuthenticationMechanism;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContext;
 import jakarta.security.enterprise.credential.Credential;
@@ -12,17 +11,29 @@ import jakarta.security.enterprise.identitystore.CredentialValidationResult;
 import jakarta.security.enterprise.identitystore.IdentityStoreHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.security.auth.message.callback.CallerPrincipalCallback;
+import java.io.IOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.util.Base64;
+import javax.security.auth.callback.Callback;
+import javax.security.auth.callback.UnsupportedCallbackException;
 
 /**
  * One mechanism, two faces: pages log in through {@code login.xhtml} (which calls
  * {@code SecurityContext.authenticate} with the form's credential) and keep a session; the API
  * under {@code /api/} takes HTTP Basic on every request and answers 401 with a challenge instead
  * of redirecting (a Basic header is honoured on pages as well, for scripts). Which resources need which role is web.xml's business, not this class's.
+ *
+ * <p>Only the form login registers a session. There is no {@code @AutoApplySession}: it would
+ * register one for every successful Basic request as well, so each API call would leave a new
+ * HTTP session behind. Instead the form branch asks for a session itself, and a request whose
+ * session already carries a caller is let through as that caller (what the interceptor did).
+ * A page asked for without a session goes to the login page with {@code next=} naming it, so a
+ * pasted link opens after the login.
  */
 @ApplicationScoped
-@AutoApplySession
 public class ConsoleAuthentication implements HttpAuthenticationMechanism {
 
     static final String LOGIN_PAGE = "/login.xhtml";
@@ -35,7 +46,15 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
                                                 HttpMessageContext context) {
         Credential fromForm = context.getAuthParameters().getCredential();
         if (fromForm != null) {
-            return context.notifyContainerAboutLogin(identities.validate(fromForm));
+            CredentialValidationResult result = identities.validate(fromForm);
+            if (result.getStatus() == CredentialValidationResult.Status.VALID) {
+                context.setRegisterSession(result.getCallerPrincipal().getName(), result.getCallerGroups());
+            }
+            return context.notifyContainerAboutLogin(result);
+        }
+        Principal fromSession = request.getUserPrincipal();
+        if (fromSession != null) {
+            return continueSession(fromSession, context);
         }
         String header = request.getHeader("Authorization");
         if (header != null && header.regionMatches(true, 0, "Basic ", 0, 6)) {
@@ -48,7 +67,29 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
         if (!context.isProtected()) {
             return context.doNothing();
         }
-        return isApi(request) ? challenge(response, context) : context.redirect(request.getContextPath() + LOGIN_PAGE);
+        return isApi(request) ? challenge(response, context) : context.redirect(loginUrl(request));
+    }
+
+    /** The caller the container restored from the session registered at the form login. */
+    private static AuthenticationStatus continueSession(Principal caller, HttpMessageContext context) {
+        try {
+            context.getHandler().handle(new Callback[] {new CallerPrincipalCallback(context.getClientSubject(), caller)});
+        } catch (IOException | UnsupportedCallbackException e) {
+            throw new IllegalStateException("the container refused the session's caller " + caller.getName(), e);
+        }
+        return AuthenticationStatus.SUCCESS;
+    }
+
+    /** The login page, with the page asked for (path and query, inside this application) as {@code next}. */
+    static String loginUrl(HttpServletRequest request) {
+        String login = request.getContextPath() + LOGIN_PAGE;
+        if (!"GET".equals(request.getMethod())) {
+            return login;
+        }
+        String wanted = request.getRequestURI().substring(request.getContextPath().length())
+                + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
+        return LoginTarget.isSafe(wanted) && !wanted.startsWith(LOGIN_PAGE)
+                ? login + "?next=" + URLEncoder.encode(wanted, StandardCharsets.UTF_8) : login;
     }
 
     private static boolean isApi(HttpServletRequest request) {

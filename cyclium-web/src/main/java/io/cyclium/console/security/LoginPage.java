@@ -25,6 +25,16 @@ public class LoginPage {
 
     private String username;
     private String password;
+    private String next;
+
+    /** The page asked for before the login (a path in this application); the overview when unset or unsafe. */
+    public String getNext() {
+        return next;
+    }
+
+    public void setNext(String next) {
+        this.next = next;
+    }
 
     public String getUsername() {
         return username;
@@ -51,7 +61,7 @@ public class LoginPage {
                         .credential(new UsernamePasswordCredential(username == null ? "" : username,
                                 password == null ? "" : password)));
         if (status == AuthenticationStatus.SUCCESS) {
-            external.redirect(external.getRequestContextPath() + "/index.xhtml");
+            external.redirect(external.getRequestContextPath() + LoginTarget.orLanding(next));
             faces.responseComplete();
         } else if (status == AuthenticationStatus.SEND_CONTINUE) {
             faces.responseComplete();
