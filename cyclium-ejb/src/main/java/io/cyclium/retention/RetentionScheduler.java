@@ -3,6 +3,7 @@ package io.cyclium.retention;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.RetentionSettings;
 import io.cyclium.node.NodeIdentity;
+import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -17,7 +18,6 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -67,15 +67,13 @@ public class RetentionScheduler {
 
     @Timeout
     void onTimer(Timer timer) {
-        try {
-            RetentionRunner.Start started = runner.runDue();
-            if (started instanceof RetentionRunner.Start.Started s) {
-                LOG.info(() -> "Retention run " + s.runKey() + " started by " + identity.name() + "'s timer");
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Retention timer on " + identity.name() + " failed to start the day's run; the next"
-                    + " catch-up tick (within " + config.retention().catchUpMinutes() + " minutes) tries again", e);
-            telemetry.count("retention_failed", "stage", "timer");
-        }
+        BackgroundPass.run("retention_timer", LOG, telemetry, () -> "Retention timer on " + identity.name()
+                + " failed to start the day's run; the next catch-up tick (within " + config.retention().catchUpMinutes()
+                + " minutes) tries again", () -> {
+                    RetentionRunner.Start started = runner.runDue();
+                    if (started instanceof RetentionRunner.Start.Started s) {
+                        LOG.info(() -> "Retention run " + s.runKey() + " started by " + identity.name() + "'s timer");
+                    }
+                });
     }
 }

@@ -272,21 +272,20 @@ public class ActorHost {
 
     /** Runs an episode a trigger-only node deferred (the poller's hand-off); false when the actor is not here. */
     public boolean dispatch(String actorId, String episodeId, boolean resume) {
-        ActorRuntime rt = runtimes.get(actorId);
-        if (rt == null) {
-            return false;
-        }
-        rt.dispatch(episodeId, resume);
-        return true;
+        return toRuntime(actorId, rt -> rt.dispatch(episodeId, resume));
     }
 
     /** Hands a recovered episode (and the claim recovery took) to its actor; false when the actor is not here. */
     public boolean recover(String actorId, String episodeId, HeldClaim claim) {
+        return toRuntime(actorId, rt -> rt.recover(episodeId, claim));
+    }
+
+    private boolean toRuntime(String actorId, java.util.function.Consumer<ActorRuntime> handOver) {
         ActorRuntime rt = runtimes.get(actorId);
         if (rt == null) {
             return false;
         }
-        rt.recover(episodeId, claim);
+        handOver.accept(rt);
         return true;
     }
 }
