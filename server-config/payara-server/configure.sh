@@ -24,7 +24,7 @@ case "$CYCLIUM_DB" in
     need CYCLIUM_H2_FILE CYCLIUM_H2_PASSWORD
     remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=auto-commit \
       --datasourceclassname=org.h2.jdbcx.JdbcDataSource \
-      --property "URL=$(esc "jdbc:h2:file:$CYCLIUM_H2_FILE;AUTO_SERVER=TRUE;DB_CLOSE_ON_EXIT=FALSE"):user=sa:password='$(esc "$CYCLIUM_H2_PASSWORD")'" \
+      --property "URL=$(esc "jdbc:h2:file:$CYCLIUM_H2_FILE;AUTO_SERVER=TRUE"):user=sa:password='$(esc "$CYCLIUM_H2_PASSWORD")'" \
       cyclium-pool ;;
   postgresql)
     need CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER

@@ -37,7 +37,7 @@ case "$CYCLIUM_DB" in
   h2)
     driver="" # WildFly's own com.h2database.h2 module and `h2` driver (2.2.224, as the tests use)
     datasource="data-source add --name=cyclium --jndi-name=java:/jdbc/cyclium --driver-name=h2 \
-      --connection-url=\"jdbc:h2:file:\${env.CYCLIUM_H2_FILE};AUTO_SERVER=TRUE;DB_CLOSE_ON_EXIT=FALSE\" --user-name=sa \
+      --connection-url=\"jdbc:h2:file:\${env.CYCLIUM_H2_FILE};AUTO_SERVER=TRUE\" --user-name=sa \
       --password=\${env.CYCLIUM_H2_PASSWORD} --check-valid-connection-sql=\"SELECT 1\" $validation" ;;
   postgresql)
     need CYCLIUM_DRIVER_JAR
