@@ -246,6 +246,17 @@ public class EpisodeStore {
                 .setParameter(1, node).setParameter(2, node).executeUpdate();
     }
 
+    /**
+     * A task of this node found the episode's lease taken and gives up: the row stops saying it
+     * waits in this node's queue, so the heartbeat no longer vouches for it and, if the lease's
+     * holder does not run it either, it goes stale and the sweep recovers it. 0 rows: it moved on.
+     */
+    public int unmarkQueued(EntityManager em, String episodeId, String node) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = NULL, queued_at = NULL"
+                        + " WHERE id = ?1 AND run_node = ?2 AND status = 'running' AND queued_at IS NOT NULL")
+                .setParameter(1, episodeId).setParameter(2, node).executeUpdate();
+    }
+
     /** running → blocked (approval or wait). 0 rows: no longer running here. */
     public int block(EntityManager em, String episodeId, int turnsUsed) {
         return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'blocked', turns_used = ?1, updated_at = " + now()

@@ -119,8 +119,12 @@ public final class EpisodeTask implements Runnable {
         if (claim == null) {
             Optional<HeldClaim> acquired = env.claims().acquire(claimKey, "episode");
             if (acquired.isEmpty()) {
-                // Another node holds a live lease on this episode: it is running there.
+                // Another node holds a live lease on this episode: it is running there, or a sweep is
+                // taking it. Stop saying it waits here (markQueued said so): vouched for by this
+                // node's heartbeat it could never go stale, and if the holder does not run it
+                // either, nobody would.
                 env.telemetry().count("episode_busy", "actor", s.ref().actorId());
+                env.tx().inNewTransaction(em -> env.store().unmarkQueued(em, episodeId, env.node()));
                 return Outcome.BUSY;
             }
             claim = acquired.get();
