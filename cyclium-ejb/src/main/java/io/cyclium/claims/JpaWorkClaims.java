@@ -72,6 +72,8 @@ public final class JpaWorkClaims implements WorkClaims {
     private final String ownedLive;
     private final String releaseAll;
     private final String selectOne;
+    private final String settleDone;
+    private final String settleFailed;
 
     public JpaWorkClaims(Tx tx, DatabaseVendor vendor, Telemetry telemetry) {
         this.tx = Objects.requireNonNull(tx, "tx");
@@ -111,6 +113,12 @@ public final class JpaWorkClaims implements WorkClaims {
                 + " AND lease_until < " + now + ") OR state = 'expired' ORDER BY lease_until, dedupe_key";
         ownedLive = "SELECT " + COLUMNS + " FROM " + TABLE + " WHERE owner_node = ?1 AND state = " + CLAIMED
                 + " ORDER BY dedupe_key";
+        // ?1 key, ?2 owner, ?3 fence (+ ?4 detail): an expired row at our fence was released by a
+        // drain but taken by nobody, so settling it is still ours to do
+        String atOurFence = " WHERE dedupe_key = ?1 AND owner_node = ?2 AND fence = ?3 AND state IN ("
+                + CLAIMED + ", 'expired')";
+        settleDone = settle + "'done'" + atOurFence;
+        settleFailed = settle + "'failed', error_detail = ?4" + atOurFence;
         releaseAll = "UPDATE " + TABLE + " SET state = 'expired', lease_until = " + now
                 + " WHERE owner_node = ?1 AND state = " + CLAIMED;
     }
@@ -166,7 +174,10 @@ public final class JpaWorkClaims implements WorkClaims {
     private Acquisition acquireIn(EntityManager em, String key, String owner, int leaseSeconds, String workType) {
         List<?> rows = em.createNativeQuery(selectForAcquire).setParameter(1, key).getResultList();
         if (rows.isEmpty()) {
-            return insertFirst(em, key, owner, leaseSeconds, workType);
+            return insertFirst(em, key, owner, leaseSeconds, workType)
+                    ? new Acquisition.Acquired(reload(em, key), false)
+                    // A concurrent first acquire inserted the key after our read found no row.
+                    : busy(key, owner, "inserted it first");
         }
         Object[] row = (Object[]) rows.get(0);
         ClaimState state = ClaimState.fromWire((String) row[0]);
@@ -204,7 +215,8 @@ public final class JpaWorkClaims implements WorkClaims {
         return new Acquisition.Acquired(reload(em, key), takeover);
     }
 
-    private Acquisition insertFirst(EntityManager em, String key, String owner, int leaseSeconds, String workType) {
+    /** The first row for a key (attempt 1, fence 1); false when the key already has one. */
+    private boolean insertFirst(EntityManager em, String key, String owner, int leaseSeconds, String workType) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("dedupe_key", key);
         row.put("state", ClaimState.CLAIMED.wireName());
@@ -214,11 +226,7 @@ public final class JpaWorkClaims implements WorkClaims {
         row.put("attempt", 1);
         row.put("fence", 1L);
         row.put("work_type", workType);
-        if (!UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert(TABLE, row))) {
-            // A concurrent first acquire inserted the key after our read found no row.
-            return busy(key, owner, "inserted it first");
-        }
-        return new Acquisition.Acquired(reload(em, key), false);
+        return UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert(TABLE, row));
     }
 
     private static Acquisition busy(String key, String owner, String why) {
@@ -229,6 +237,30 @@ public final class JpaWorkClaims implements WorkClaims {
     /** Our own row, inside the transaction that just wrote it (we hold its lock, so nobody changed it). */
     private ClaimRecord reload(EntityManager em, String key) {
         return findIn(em, key).orElseThrow(() -> new IllegalStateException("claim " + key + " vanished after our write"));
+    }
+
+    @Override
+    public boolean claimFirstIn(EntityManager em, String key, String owner, int leaseSeconds, String workType) {
+        checkClaim(key, owner);
+        checkLease(leaseSeconds);
+        checkWorkType(workType);
+        boolean first = insertFirst(em, key, owner, leaseSeconds, workType);
+        telemetry.count(METRIC, "outcome", first ? "acquired" : "busy");
+        return first;
+    }
+
+    @Override
+    public Optional<Boolean> settleIn(EntityManager em, String key, String owner, long fence, boolean done, String detail) {
+        checkClaim(key, owner);
+        Query q = done ? em.createNativeQuery(settleDone) : em.createNativeQuery(settleFailed).setParameter(4, detail);
+        int changed = q.setParameter(1, key).setParameter(2, owner).setParameter(3, fence).executeUpdate();
+        if (changed == 0) {
+            LOG.log(Level.FINE, "claim {0} not settled at fence {1}: {2} no longer holds it", new Object[] {key, fence, owner});
+            return Optional.of(false);
+        }
+        expectOne(changed, "settle", key);
+        telemetry.count(METRIC, "outcome", done ? "completed" : "failed");
+        return Optional.of(true);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.cyclium.claims;
 
+import jakarta.persistence.EntityManager;
 import java.util.List;
 
 
@@ -92,6 +93,45 @@ public final class LeasedClaimGate implements ClaimGate {
         held.remove(claim.key(), claim);
     }
 
+    @Override
+    public Optional<HeldClaim> claimFirstIn(EntityManager em, String key, String workType) {
+        pending.add(key);
+        if (claims.claimFirstIn(em, key, owner, leaseSeconds, workType)) {
+            return Optional.of(new HeldClaim(key, 1, false));
+        }
+        pending.remove(key);
+        return Optional.empty();
+    }
+
+    @Override
+    public void firstClaimSettled(HeldClaim claim, boolean committed) {
+        // held before it stops being pending: a tick in between sees it one way or the other
+        if (committed) {
+            held.put(claim.key(), claim);
+        }
+        pending.remove(claim.key());
+    }
+
+    @Override
+    public Optional<Boolean> settleIn(EntityManager em, HeldClaim claim, boolean success, String detail) {
+        return claims.settleIn(em, claim.key(), owner, claim.fence(), success, detail);
+    }
+
+    /**
+     * Out of the held table (a tick while the transaction runs must not take a lease settled
+     * meanwhile for lost) and pending (nor the still-live row for an orphan to release).
+     */
+    @Override
+    public void settling(HeldClaim claim) {
+        pending.add(claim.key());
+        held.remove(claim.key(), claim);
+    }
+
+    @Override
+    public void settlingEnded(HeldClaim claim) {
+        pending.remove(claim.key());
+    }
+
     /** Registers a claim taken elsewhere on this node (the recovery sweep hands its claim over). */
     public void adopt(HeldClaim claim) {
         held.put(claim.key(), claim);
@@ -106,8 +146,13 @@ public final class LeasedClaimGate implements ClaimGate {
         if (!renewing) {
             return 0;
         }
+        int heldBefore = held.size();
+        int pendingBefore = pending.size();
         int renewed = claims.renewAll(owner, leaseSeconds);
-        if (renewed != held.size()) {
+        // Fewer rows than held: a lease may be lost. More than held and pending together: a live
+        // row nobody here holds. In between, pending leases (taken, not yet registered, or being
+        // settled) explain the difference, and the tick costs its one statement only.
+        if (renewed < Math.min(heldBefore, held.size()) || renewed > Math.max(heldBefore, held.size()) + pendingBefore + pending.size()) {
             reconcile();
         }
         return renewed; // counted per row by the claims themselves

@@ -1,5 +1,6 @@
 package io.cyclium.claims;
 
+import jakarta.persistence.EntityManager;
 import java.util.Optional;
 
 /** Claims switched off: every gate opens, nothing is written. */
@@ -21,5 +22,10 @@ public final class PassthroughClaimGate implements ClaimGate {
 
     @Override
     public void fail(HeldClaim claim, String detail) {
+    }
+
+    @Override
+    public Optional<Boolean> settleIn(EntityManager em, HeldClaim claim, boolean success, String detail) {
+        return Optional.of(true);
     }
 }

@@ -1,5 +1,6 @@
 package io.cyclium.claims;
 
+import jakarta.persistence.EntityManager;
 import java.util.List;
 import java.util.Optional;
 
@@ -110,4 +111,27 @@ public interface WorkClaims {
 
     /** The row for {@code key}, whatever its state. */
     Optional<ClaimRecord> find(String key);
+
+    /**
+     * Inserts the first claim on a key that has no row yet (attempt 1, fence 1), inside the
+     * caller's transaction on {@code em}: the episode row and its lease commit together, so a
+     * fresh episode costs no transaction of its own for its lease. False when the key already
+     * has a row (the task then acquires it as usual) — or when this adapter cannot write in a
+     * JPA transaction, which is what the default says.
+     */
+    default boolean claimFirstIn(EntityManager em, String key, String owner, int leaseSeconds, String workType) {
+        return false;
+    }
+
+    /**
+     * Settles {@code owner}'s claim at {@code fence} — {@code done}, or {@code failed} with
+     * {@code detail} — inside the caller's transaction on {@code em}, together with the episode's
+     * terminal write. Guarded by owner and fence, and by a state of {@code claimed} or
+     * {@code expired}: whatever the lease's expiry, nobody else has taken the key since we did.
+     * True: settled; false: the key moved on (the caller undoes its transaction); empty: this
+     * adapter cannot write in a JPA transaction (the default), and the caller settles afterwards.
+     */
+    default Optional<Boolean> settleIn(EntityManager em, String key, String owner, long fence, boolean done, String detail) {
+        return Optional.empty();
+    }
 }

@@ -28,6 +28,7 @@ import java.util.Optional;
  * @param shutdownGrace          how long the drain waits for tasks to stop
  * @param jitterMaxMs            upper bound of the random delay before an episode insert
  * @param maxConcurrentDefault   default per-actor, per-node concurrency
+ * @param executorThreads        threads of the node's episode executor, shared by all actors' slots
  * @param adminPassword          console admin password, if configured (never logged)
  * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
@@ -55,6 +56,7 @@ public record CycliumConfig(
         Duration shutdownGrace,
         int jitterMaxMs,
         int maxConcurrentDefault,
+        int executorThreads,
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
         Duration clockSkew,

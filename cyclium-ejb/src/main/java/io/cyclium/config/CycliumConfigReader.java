@@ -36,6 +36,7 @@ public final class CycliumConfigReader {
     public static final String SHUTDOWN_MS = "cyclium.episode.shutdown-ms";
     public static final String JITTER_MAX_MS = "cyclium.episode.jitter-max-ms";
     public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
+    public static final String EXECUTOR_THREADS = "cyclium.episode.executor-threads";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
     public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
     /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
@@ -113,6 +114,7 @@ public final class CycliumConfigReader {
         Duration shutdown = millis(SHUTDOWN_MS, 5_000, 0, 600_000L);
         int jitter = (int) number(JITTER_MAX_MS, 200, 0, 10_000, "milliseconds");
         int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
+        int executorThreads = (int) number(EXECUTOR_THREADS, 32, 1, 1_000, "threads");
         long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
         Optional<String> password = password(ADMIN_PASSWORD, ADMIN_PASSWORD_ENV);
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
@@ -123,7 +125,7 @@ public final class CycliumConfigReader {
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, password, viewerPassword, Duration.ofMillis(skew), retention);
+                shutdown, jitter, maxConcurrent, executorThreads, password, viewerPassword, Duration.ofMillis(skew), retention);
     }
 
     private RetentionSettings retention() {

@@ -1,5 +1,6 @@
 package io.cyclium.demo;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.Convergence;
 import io.cyclium.episode.Step;
 import io.cyclium.episode.StepContext;
@@ -9,7 +10,6 @@ import io.cyclium.episode.TriggerInfo;
 import io.cyclium.output.OutputProposal;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.util.List;
@@ -53,11 +53,11 @@ public class AdviceStrategy implements Strategy<AdviceStrategy.State> {
         }
         return switch (s.phase) {
             case "start" -> Step.observe("resource", ctx -> resources.find(s.resource)
-                    .<JsonValue>map(r -> Json.createObjectBuilder().add("usage", r.usage()).add("limit", r.limit()).build())
+                    .<JsonValue>map(r -> Jsons.object().add("usage", r.usage()).add("limit", r.limit()).build())
                     .orElse(JsonValue.NULL));
             case "gone" -> Step.done(s.resource + " is no longer known");
             case "fine" -> Step.done(s.resource + " is back within its limit; no advice needed");
-            case "plan" -> Step.requestApproval(Json.createObjectBuilder()
+            case "plan" -> Step.requestApproval(Jsons.object()
                     .add("action", "raise_limit")
                     .add("resource", s.resource)
                     .add("currentLimit", s.limit)
@@ -94,7 +94,7 @@ public class AdviceStrategy implements Strategy<AdviceStrategy.State> {
 
     @Override
     public Convergence converge(State s, StepContext context) {
-        JsonObject advice = Json.createObjectBuilder()
+        JsonObject advice = Jsons.object()
                 .add("resource", s.resource)
                 .add("currentLimit", s.limit)
                 .add("proposedLimit", s.proposedLimit)

@@ -1,5 +1,6 @@
 package io.cyclium.demo;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.telemetry.BackgroundPass;
 
 import io.cyclium.runtime.ActorHost;
@@ -17,7 +18,6 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Level;
@@ -82,7 +82,7 @@ public class DemoLoad {
             DemoResources.Resource r = all.get(ThreadLocalRandom.current().nextInt(all.size()));
             int usage = Math.max(5, Math.min(150, r.usage() + ThreadLocalRandom.current().nextInt(-25, 26)));
             long version = resources.setUsage(r.id(), usage);
-            host.publish(new CycliumEvent("resource.updated", r.id() + ":v" + version, Json.createObjectBuilder()
+            host.publish(new CycliumEvent("resource.updated", r.id() + ":v" + version, Jsons.object()
                     .add("resource", r.id()).add("kind", r.kind()).add("usage", usage).add("limit", r.limit()).build()));
         });
     }

@@ -1,5 +1,6 @@
 package io.cyclium.demo;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.Convergence;
 import io.cyclium.episode.Step;
 import io.cyclium.episode.StepContext;
@@ -10,7 +11,6 @@ import io.cyclium.finding.FindingAction;
 import io.cyclium.finding.Severity;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -53,10 +53,10 @@ public class LimitCheck implements Strategy<LimitCheck.State> {
     public Step decide(State s, StepContext context) {
         return switch (s.phase) {
             case "start" -> Step.observe("resources", ctx -> {
-                JsonArrayBuilder out = Json.createArrayBuilder();
+                JsonArrayBuilder out = Jsons.array();
                 for (DemoResources.Resource r : resources.all()) {
                     if (s.resource == null || s.resource.equals(r.id())) {
-                        out.add(Json.createObjectBuilder().add("id", r.id()).add("usage", r.usage()).add("limit", r.limit()));
+                        out.add(Jsons.object().add("id", r.id()).add("usage", r.usage()).add("limit", r.limit()));
                     }
                 }
                 return out.build();
@@ -97,7 +97,7 @@ public class LimitCheck implements Strategy<LimitCheck.State> {
                 actions.add(FindingAction.raise(key, "limit_breach").withSeverity(severity)
                         .withSubject("resource", r.id)
                         .withSummary(r.id + " uses " + r.usage + " of its limit " + r.limit)
-                        .withEvidence(Json.createObjectBuilder().add("usage", r.usage).add("limit", r.limit).build()));
+                        .withEvidence(Jsons.object().add("usage", r.usage).add("limit", r.limit).build()));
             } else {
                 actions.add(FindingAction.clear(key, "usage " + r.usage + " within limit " + r.limit));
             }

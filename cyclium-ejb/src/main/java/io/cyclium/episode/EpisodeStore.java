@@ -1,5 +1,6 @@
 package io.cyclium.episode;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.keys.EpisodeRef;
 
 import io.cyclium.store.DatabaseVendor;
@@ -155,7 +156,7 @@ public class EpisodeStore {
         if (text.length() <= MAX_DETAIL_CHARS) {
             return text;
         }
-        return jakarta.json.Json.createObjectBuilder()
+        return Jsons.object()
                 .add("truncated", true)
                 .add("originalChars", text.length())
                 .add("preview", text.substring(0, 4_000))
@@ -189,6 +190,15 @@ public class EpisodeStore {
      */
     public int finish(EntityManager em, String episodeId, EpisodeStatus status, int turnsUsed, String summary,
             String errorClass, String errorDetail) {
+        return finish(em, episodeId, status, turnsUsed, summary, errorClass, errorDetail, true);
+    }
+
+    /**
+     * {@link #finish(EntityManager, String, EpisodeStatus, int, String, String, String)} for a caller
+     * that knows whether the episode has checkpoints: without any, a {@code done} costs no DELETE.
+     */
+    public int finish(EntityManager em, String episodeId, EpisodeStatus status, int turnsUsed, String summary,
+            String errorClass, String errorDetail, boolean checkpointsMayExist) {
         int n = new NativeSql().sql("UPDATE cyclium_episodes SET status = ").value(status.wire())
                 .sql(", turns_used = ").value(turnsUsed)
                 .sql(", summary = ").value(orNull(summary))
@@ -197,7 +207,7 @@ public class EpisodeStore {
                 .sql(", phase = NULL, finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ").value(episodeId)
                 .sql(" AND status = 'running'")
                 .executeUpdate(em);
-        if (n == 1 && status == EpisodeStatus.DONE) {
+        if (n == 1 && status == EpisodeStatus.DONE && checkpointsMayExist) {
             // A finished episode never resumes; its checkpoints are dead weight.
             em.createNativeQuery("DELETE FROM cyclium_episode_checkpoints WHERE episode_id = ?1")
                     .setParameter(1, episodeId).executeUpdate();
@@ -227,23 +237,6 @@ public class EpisodeStore {
         return em.createNativeQuery("UPDATE cyclium_episodes SET run_node = ?1, queued_at = " + now() + ", updated_at = " + now()
                         + " WHERE id = ?2 AND status = 'running'")
                 .setParameter(1, node).setParameter(2, episodeId).executeUpdate();
-    }
-
-    /**
-     * The heartbeat's word for this node's queued episodes: still here, waiting for a slot. One
-     * statement per tick; the sweep reads {@code updated_at} as a sign of life.
-     *
-     * <p>Only rows queued by this incarnation of the node: a node restarted under the same
-     * identity must not vouch for its predecessor's queue, which died with the old process and is
-     * in no queue now. Both times are the database's, and the node row's {@code started_at} is
-     * written at boot before any episode is queued, so a row queued earlier is the old life's: left
-     * untouched, it goes stale and the sweep recovers it.
-     */
-    public int touchQueued(EntityManager em, String node) {
-        return em.createNativeQuery("UPDATE cyclium_episodes SET updated_at = " + now()
-                        + " WHERE run_node = ?1 AND status = 'running' AND queued_at IS NOT NULL"
-                        + " AND queued_at >= (SELECT n.started_at FROM cyclium_nodes n WHERE n.node_identity = ?2)")
-                .setParameter(1, node).setParameter(2, node).executeUpdate();
     }
 
     /**

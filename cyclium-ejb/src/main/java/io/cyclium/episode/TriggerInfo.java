@@ -1,6 +1,6 @@
 package io.cyclium.episode;
 
-import jakarta.json.Json;
+import io.cyclium.store.Jsons;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -24,7 +24,7 @@ public record TriggerInfo(String type, String eventType, String eventId, JsonObj
     }
 
     public JsonObject toJson() {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("type", type);
+        JsonObjectBuilder b = Jsons.object().add("type", type);
         if (eventType != null) {
             b.add("eventType", eventType);
         }

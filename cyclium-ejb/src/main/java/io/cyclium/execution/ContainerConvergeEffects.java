@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.StepKind;
 import io.cyclium.keys.EpisodeRef;
 
@@ -11,7 +12,6 @@ import io.cyclium.output.OutputProposal;
 import io.cyclium.output.Outputs;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
 import java.time.Duration;
 
@@ -47,7 +47,7 @@ public class ContainerConvergeEffects implements ConvergeEffects {
                 case CLEARED -> StepKind.FINDING_CLEARED;
                 case NOOP, NOT_FOUND -> null;
             };
-            JsonObjectBuilder d = Json.createObjectBuilder().add("findingKey", o.findingKey()).add("outcome", o.kind().name().toLowerCase());
+            JsonObjectBuilder d = Jsons.object().add("findingKey", o.findingKey()).add("outcome", o.kind().name().toLowerCase());
             if (o.findingId() != null) {
                 d.add("findingId", o.findingId());
             }
@@ -58,7 +58,7 @@ public class ContainerConvergeEffects implements ConvergeEffects {
         }
 
         public static Effect output(OutputProposal p, OutputOutcome o) {
-            JsonObjectBuilder d = Json.createObjectBuilder().add("type", p.type()).add("dedupeKey", o.dedupeKey())
+            JsonObjectBuilder d = Jsons.object().add("type", p.type()).add("dedupeKey", o.dedupeKey())
                     .add("status", String.valueOf(o.status()));
             if (o.outputId() != null) {
                 d.add("outputId", o.outputId());

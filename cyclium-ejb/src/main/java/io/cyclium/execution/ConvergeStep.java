@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.episode.Convergence;
@@ -8,7 +9,6 @@ import io.cyclium.episode.RunSnapshot;
 import io.cyclium.episode.StepKind;
 import io.cyclium.finding.FindingAction;
 import io.cyclium.output.OutputProposal;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +56,7 @@ final class ConvergeStep {
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Episode " + episodeId + ": finding " + action.findingKey() + " failed", e);
                 effect = new ConvergeEffects.Effect(false, null, action.findingKey(),
-                        Json.createObjectBuilder().add("error", String.valueOf(e)).build());
+                        Jsons.object().add("error", String.valueOf(e)).build());
             }
             if (!effect.ok()) {
                 findingFailures++;
@@ -75,7 +75,7 @@ final class ConvergeStep {
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Episode " + episodeId + ": output " + p.type() + " failed", e);
                 effect = new ConvergeEffects.Effect(false, StepKind.OUTPUT_FAILED, null,
-                        Json.createObjectBuilder().add("type", p.type()).add("error", String.valueOf(e)).build());
+                        Jsons.object().add("type", p.type()).add("error", String.valueOf(e)).build());
             }
             if (!effect.ok()) {
                 outputFailures++;
@@ -95,7 +95,7 @@ final class ConvergeStep {
         } else {
             status = EpisodeStatus.DONE;
         }
-        JsonObject detail = Json.createObjectBuilder()
+        JsonObject detail = Jsons.object()
                 .add("summary", conv.summary() == null ? "" : conv.summary())
                 .add("findings", conv.findings().size())
                 .add("outputs", outputs.size())

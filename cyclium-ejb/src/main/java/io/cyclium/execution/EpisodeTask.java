@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.Convergence;
 import io.cyclium.episode.EpisodeFinished;
@@ -16,7 +17,6 @@ import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.keys.CanonicalJson;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.output.OutputProposal;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -130,9 +130,12 @@ public final class EpisodeTask implements Runnable {
             claim = acquired.get();
         }
         control.claim(claim);
+        writes.holding(claim, s.checkpoint().isPresent());
         if (exp.isEmpty()) {
             fail(s, "unknown_expectation", "No deployed actor declares " + s.ref().actorId() + "/" + s.ref().expectationId());
-            env.claims().fail(claim, "unknown_expectation");
+            if (!writes.claimSettled()) {
+                env.claims().fail(claim, "unknown_expectation");
+            }
             return Outcome.FAILED;
         }
         Outcome result;
@@ -144,6 +147,10 @@ public final class EpisodeTask implements Runnable {
             result = loop(s, exp.get(), claim);
         } catch (Exception e) {
             result = crash(s, e);
+        }
+        if (writes.claimSettled()) {
+            // settled with the terminal write, in its transaction
+            return result;
         }
         switch (result) {
             case FINISHED, BLOCKED -> env.claims().complete(claim);
@@ -215,7 +222,7 @@ public final class EpisodeTask implements Runnable {
                 state = strategy.onResult(state, observed.get(), ctx);
             } else if (step instanceof Step.Checkpoint c) {
                 int number = writes.checkpoint(CheckpointCodec.write(state), strategy.stateVersion(), c.phase(),
-                        StepKind.CHECKPOINT, Json.createObjectBuilder().add("phase", c.phase()).build());
+                        StepKind.CHECKPOINT, Jsons.object().add("phase", c.phase()).build());
                 if (number < 0) {
                     return Outcome.CLAIM_LOST;
                 }
@@ -224,7 +231,7 @@ public final class EpisodeTask implements Runnable {
                 state = strategy.onResult(state, StepResult.checkpointed(c.phase()), ctx);
             } else if (step instanceof Step.ProposeOutput p) {
                 proposed.add(p.proposal());
-                if (!writes.journal(StepKind.OUTPUT_PROPOSED, Json.createObjectBuilder().add("type", p.proposal().type())
+                if (!writes.journal(StepKind.OUTPUT_PROPOSED, Jsons.object().add("type", p.proposal().type())
                         .add("key", String.valueOf(p.proposal().key())).build(), null, null, null)) {
                     return Outcome.CLAIM_LOST;
                 }
@@ -232,12 +239,12 @@ public final class EpisodeTask implements Runnable {
             } else if (step instanceof Step.RequestApproval a) {
                 String hash = CanonicalJson.hash(a.plan());
                 return block(s, strategy, state, StepKind.APPROVAL_REQUESTED,
-                        Json.createObjectBuilder().add("plan", a.plan()).add("planHash", hash).build());
+                        Jsons.object().add("plan", a.plan()).add("planHash", hash).build());
             } else if (step instanceof Step.Wait w) {
                 return block(s, strategy, state, StepKind.WAIT_STARTED,
-                        Json.createObjectBuilder().add("reference", w.reference()).build());
+                        Jsons.object().add("reference", w.reference()).build());
             } else if (step instanceof Step.Done d) {
-                return finish(s, EpisodeStatus.DONE, d.summary(), null, Json.createObjectBuilder()
+                return finish(s, EpisodeStatus.DONE, d.summary(), null, Jsons.object()
                         .add("summary", d.summary() == null ? "" : d.summary()).build());
             } else {
                 Convergence conv = strategy.converge(state, ctx);
@@ -267,7 +274,7 @@ public final class EpisodeTask implements Runnable {
     }
 
     private Outcome fail(RunSnapshot s, String errorClass, String message) {
-        JsonObject detail = Json.createObjectBuilder().add("errorClass", errorClass)
+        JsonObject detail = Jsons.object().add("errorClass", errorClass)
                 .add("message", message == null ? "" : message).build();
         if (writes.end(EpisodeStatus.FAILED, turns, errorClass, message, detail)) {
             terminal(s, EpisodeStatus.FAILED, errorClass);
@@ -286,7 +293,7 @@ public final class EpisodeTask implements Runnable {
 
     private Outcome cancel(RunSnapshot s) {
         if (writes.end(EpisodeStatus.CANCELED, turns, "canceled", null,
-                Json.createObjectBuilder().add("errorClass", "canceled").build())) {
+                Jsons.object().add("errorClass", "canceled").build())) {
             terminal(s, EpisodeStatus.CANCELED, "canceled");
         }
         return Outcome.FINISHED;

@@ -1,11 +1,12 @@
 package io.cyclium.execution;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.StepKind;
 import io.cyclium.claims.HeldClaim;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import io.cyclium.store.DeadlockVictim;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
@@ -26,14 +27,34 @@ final class EpisodeWrites {
     /** The phase a blocked episode's checkpoint carries (approval or wait). */
     static final String BLOCKED_PHASE = "__blocked__";
 
+    private static final int DEADLOCK_ATTEMPTS = 5;
+
     private final TaskEnvironment env;
     private final String episodeId;
     private int stepNo;
+    private HeldClaim claim;
+    private boolean claimSettled;
+    private boolean checkpointsExist;
 
     EpisodeWrites(TaskEnvironment env, String episodeId, int firstStepNo) {
         this.env = env;
         this.episodeId = episodeId;
         this.stepNo = firstStepNo;
+    }
+
+    /**
+     * The lease this run holds: from now on the terminal writes (finish, end, block) settle it in
+     * their own transaction, guarded by its fence, instead of in one more transaction after.
+     * {@code checkpointsExist}: the episode had checkpoints when this run started.
+     */
+    void holding(HeldClaim claim, boolean checkpointsExist) {
+        this.claim = claim;
+        this.checkpointsExist = checkpointsExist;
+    }
+
+    /** True once a terminal write committed together with the lease's settlement. */
+    boolean claimSettled() {
+        return claimSettled;
     }
 
     /** The number the next journal row will take. */
@@ -54,12 +75,12 @@ final class EpisodeWrites {
 
     /** The {@code resumed} marker: this attempt continues from the checkpoint (or from init when there is none), under {@code claim}. */
     boolean resumed(int attempt, Optional<Integer> fromCheckpoint, HeldClaim claim) {
-        JsonObject marker = Json.createObjectBuilder()
+        JsonObject marker = Jsons.object()
                 .add("event", "resumed")
                 .add("attempt", attempt)
-                .add("fromCheckpoint", fromCheckpoint.map(n -> (JsonValue) Json.createValue(n)).orElse(JsonValue.NULL))
+                .add("fromCheckpoint", fromCheckpoint.map(n -> (JsonValue) Jsons.value(n)).orElse(JsonValue.NULL))
                 // the lease this run holds: the console's timeline shows who took over, at which fence
-                .add("fence", claim.passthrough() ? JsonValue.NULL : Json.createValue(claim.fence()))
+                .add("fence", claim.passthrough() ? JsonValue.NULL : Jsons.value(claim.fence()))
                 .build();
         return journal(StepKind.RESUMED, marker, null, null, null);
     }
@@ -77,6 +98,7 @@ final class EpisodeWrites {
             env.store().checkpoint(em, episodeId, no, phase, stateVersion, stateJson);
             return true;
         });
+        checkpointsExist |= written;
         return written ? no : -1;
     }
 
@@ -89,7 +111,7 @@ final class EpisodeWrites {
     boolean block(String stateJson, int stateVersion, String kind, JsonObject detail, int turns) {
         int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
         int no = stepNo++;
-        return rowThenJournal(em -> {
+        return rowThenJournal(true, null, em -> {
             if (env.store().block(em, episodeId, turns) != 1) {
                 return false;
             }
@@ -110,8 +132,9 @@ final class EpisodeWrites {
         String kind = status == EpisodeStatus.DONE || status == EpisodeStatus.PARTIALLY_FAILED
                 ? StepKind.EPISODE_COMPLETED : StepKind.EPISODE_FAILED;
         int no = stepNo++;
-        return rowThenJournal(em -> {
-            if (env.store().finish(em, episodeId, status, turns, summary, errorClass, null) == 0) {
+        boolean success = status != EpisodeStatus.FAILED;
+        return rowThenJournal(success, success ? null : "episode failed", em -> {
+            if (env.store().finish(em, episodeId, status, turns, summary, errorClass, null, checkpointsExist) == 0) {
                 return false;
             }
             if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, null, null)) {
@@ -127,19 +150,60 @@ final class EpisodeWrites {
      */
     boolean end(EpisodeStatus status, int turns, String errorClass, String message, JsonObject detail) {
         int no = stepNo++;
-        return rowThenJournal(em -> {
-            int updated = env.store().finish(em, episodeId, status, turns, null, errorClass, message);
+        boolean success = status != EpisodeStatus.FAILED;
+        return rowThenJournal(success, success ? null : "episode failed", em -> {
+            int updated = env.store().finish(em, episodeId, status, turns, null, errorClass, message, checkpointsExist);
             env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(), detail, errorClass, null, null);
             return updated == 1;
         });
     }
 
-    private boolean rowThenJournal(Function<EntityManager, Boolean> work) {
+    /**
+     * Runs a terminal write and, when the write went through, settles the lease in the same
+     * transaction, last (lock order: episode row, journal, claim — the drain's order too). A lease
+     * that moved on (another node took the key at a higher fence) undoes the whole write: that node
+     * owns the episode now. A deadlock victim (MariaDB's index locks against a heartbeat's
+     * renewal) is run again: nothing of it was applied, and every statement in it is guarded.
+     */
+    private boolean rowThenJournal(boolean success, String failDetail, Function<EntityManager, Boolean> work) {
+        HeldClaim settling = claim;
+        if (settling != null) {
+            env.claims().settling(settling);
+        }
+        boolean[] settledHere = new boolean[1];
         try {
-            return env.tx().inNewTransaction(work);
-        } catch (Undo undone) {
-            LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
-            return false;
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    boolean done = env.tx().inNewTransaction(em -> {
+                        settledHere[0] = false;
+                        if (!work.apply(em)) {
+                            return false;
+                        }
+                        if (settling != null) {
+                            Optional<Boolean> settled = env.claims().settleIn(em, settling, success, failDetail);
+                            if (settled.isPresent() && !settled.get()) {
+                                throw new Undo("its lease " + settling + " moved on");
+                            }
+                            settledHere[0] = settled.isPresent();
+                        }
+                        return true;
+                    });
+                    claimSettled = done && settledHere[0];
+                    return done;
+                } catch (Undo undone) {
+                    LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
+                    return false;
+                } catch (RuntimeException e) {
+                    if (attempt == DEADLOCK_ATTEMPTS || !DeadlockVictim.isCause(e)) {
+                        throw e;
+                    }
+                    env.telemetry().count("episode_write_deadlock_retries");
+                }
+            }
+        } finally {
+            if (settling != null) {
+                env.claims().settlingEnded(settling);
+            }
         }
     }
 }

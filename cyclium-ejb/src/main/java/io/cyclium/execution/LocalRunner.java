@@ -1,6 +1,9 @@
 package io.cyclium.execution;
 
+import io.cyclium.store.Jsons;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import io.cyclium.keys.EpisodeClaimKey;
 
 import io.cyclium.episode.EpisodeEntity;
 import io.cyclium.episode.EpisodeFinished;
@@ -33,6 +36,8 @@ public final class LocalRunner implements EpisodeLauncher {
     private final ExecutorService executor;
     private final TriggerRequestStore requests;
     private final Map<String, RunControl> running = new ConcurrentHashMap<>();
+    /** Leases taken with the episode row, until its task starts with them. */
+    private final Map<String, HeldClaim> firstLeases = new ConcurrentHashMap<>();
 
     public LocalRunner(TaskEnvironment env, ExecutorService executor, TriggerRequestStore requests) {
         this.env = env;
@@ -44,15 +49,37 @@ public final class LocalRunner implements EpisodeLauncher {
         return env;
     }
 
+    /**
+     * The row, and for an episode that runs here at once (run_node set, not queued) its first
+     * lease, in one transaction: the task then starts with the lease in hand, without a
+     * transaction of its own to take it. A key whose lease row exists already (an earlier
+     * episode's, archived since) is left to the task to take over as usual.
+     */
     @Override
     public boolean insert(NewEpisode episode, Consumer<Boolean> settled) {
         // settled may run inside inCallerTransaction (our own transaction commits as it returns):
         // it reads whether the insert won from here, written before the commit.
         AtomicBoolean won = new AtomicBoolean();
+        AtomicReference<HeldClaim> lease = new AtomicReference<>();
+        boolean runsHereNow = env.node().equals(episode.runNode()) && !episode.queued();
         return env.tx().inCallerTransaction(em -> {
             won.set(env.store().insert(em, episode));
+            if (won.get() && runsHereNow) {
+                env.claims().claimFirstIn(em, EpisodeClaimKey.of(episode.dedupeKey(), episode.id()), "episode")
+                        .ifPresent(lease::set);
+            }
             return won.get();
-        }, committed -> settled.accept(committed && won.get()));
+        }, committed -> {
+            boolean ours = committed && won.get();
+            HeldClaim first = lease.get();
+            if (first != null) {
+                env.claims().firstClaimSettled(first, ours);
+                if (ours) {
+                    firstLeases.put(episode.id(), first);
+                }
+            }
+            settled.accept(ours);
+        });
     }
 
     @Override
@@ -84,7 +111,12 @@ public final class LocalRunner implements EpisodeLauncher {
     }
 
     @Override
-    public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, Runnable exited) {
+    public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handed, Runnable exited) {
+        HeldClaim first = firstLeases.remove(episodeId);
+        if (first != null && handed != null) {
+            releaseClaim(handed, "episode " + episodeId + " already holds the lease taken with its row");
+        }
+        HeldClaim handedClaim = first != null ? first : handed;
         RunControl control = new RunControl(episodeId);
         // visible to the heartbeat's audit from now on, before the task thread even starts
         control.claim(handedClaim);
@@ -105,6 +137,9 @@ public final class LocalRunner implements EpisodeLauncher {
             executor.submit(new EpisodeTask(env, episodeId, given, resume, handedClaim, control, onExit));
         } catch (RejectedExecutionException e) {
             running.remove(episodeId, control);
+            if (first != null) {
+                releaseClaim(first, "the executor refused episode " + episodeId);
+            }
             LOG.log(Level.WARNING, "The executor refused episode " + episodeId + " (shutting down?); recovery will restart it", e);
             throw e;
         }
@@ -125,7 +160,7 @@ public final class LocalRunner implements EpisodeLauncher {
             }
             int no = env.store().nextStepNo(em, episodeId);
             env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(),
-                    jakarta.json.Json.createObjectBuilder().add("errorClass", "canceled").add("reason", "shed_oldest").build(),
+                    Jsons.object().add("errorClass", "canceled").add("reason", "shed_oldest").build(),
                     "canceled", null, null);
             return env.store().find(em, episodeId);
         });

@@ -1,10 +1,10 @@
 package io.cyclium.execution;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.Step;
 import io.cyclium.episode.StepContext;
 import io.cyclium.episode.StepKind;
 import io.cyclium.episode.StepResult;
-import jakarta.json.Json;
 import jakarta.json.JsonValue;
 import java.util.Optional;
 
@@ -22,11 +22,11 @@ final class ObserveStep {
         long t0 = System.nanoTime();
         try {
             JsonValue value = o.observation().observe(ctx);
-            boolean written = writes.journal(StepKind.OBSERVATION, Json.createObjectBuilder().add("name", o.name())
+            boolean written = writes.journal(StepKind.OBSERVATION, Jsons.object().add("name", o.name())
                     .add("value", value == null ? JsonValue.NULL : value).build(), null, null, millisSince(t0));
             return written ? Optional.of(StepResult.observed(o.name(), value)) : Optional.empty();
         } catch (Exception e) {
-            boolean written = writes.journal(StepKind.OBSERVATION, Json.createObjectBuilder().add("name", o.name())
+            boolean written = writes.journal(StepKind.OBSERVATION, Jsons.object().add("name", o.name())
                     .add("error", String.valueOf(e)).build(), "observation_failed", null, millisSince(t0));
             return written ? Optional.of(StepResult.observationFailed(o.name(), String.valueOf(e.getMessage())))
                     : Optional.empty();

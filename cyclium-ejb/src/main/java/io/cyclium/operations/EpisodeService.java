@@ -1,5 +1,6 @@
 package io.cyclium.operations;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.episode.CheckpointEntity;
@@ -33,7 +34,6 @@ import io.cyclium.store.Tx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import java.util.List;
@@ -213,7 +213,7 @@ public class EpisodeService {
             if (e.archivedAt != null) {
                 throw Problem.conflict("episode " + id + " is archived and cannot be restarted");
             }
-            JsonObject marker = Json.createObjectBuilder()
+            JsonObject marker = Jsons.object()
                     .add("by", by == null || by.isBlank() ? "unknown" : by)
                     .add("previousStatus", from.wire())
                     .add("previousError", e.errorClass == null ? "" : e.errorClass)
@@ -234,7 +234,7 @@ public class EpisodeService {
                 return false;
             }
             store().journal(em, row.id, store().nextStepNo(em, row.id), StepKind.EPISODE_FAILED, identity.name(),
-                    Json.createObjectBuilder().add("errorClass", "canceled").add("reason", "operator").build(),
+                    Jsons.object().add("errorClass", "canceled").add("reason", "operator").build(),
                     "canceled", null, null);
             return true;
         });
@@ -281,7 +281,7 @@ public class EpisodeService {
                 throw Problem.conflict("episode " + id + " was resolved by someone else");
             }
             store().journal(em, id, store().nextStepNo(em, id), StepKind.APPROVAL_RESOLVED, identity.name(),
-                    Json.createObjectBuilder().add("approved", approved).add("planHash", planHash.trim()).build(),
+                    Jsons.object().add("approved", approved).add("planHash", planHash.trim()).build(),
                     null, null, null);
             return e;
         });
@@ -326,7 +326,7 @@ public class EpisodeService {
                 throw Problem.conflict("episode " + id + " was resolved by someone else");
             }
             store().journal(em, id, store().nextStepNo(em, id), StepKind.WAIT_RESOLVED, identity.name(),
-                    Json.createObjectBuilder().add("reference", reference)
+                    Jsons.object().add("reference", reference)
                             .add("value", value == null ? jakarta.json.JsonValue.NULL : value).build(), null, null, null);
             return e;
         });

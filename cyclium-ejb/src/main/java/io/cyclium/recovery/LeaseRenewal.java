@@ -68,8 +68,9 @@ public class LeaseRenewal {
         String now = vendor.utcNow();
         tx.run(em -> new NativeSql().sql("UPDATE cyclium_nodes SET last_seen = " + now + " WHERE node_identity = ")
                 .value(node).executeUpdate(em));
+        // Queued episodes need no statement of their own: the sweep reads this node's last_seen
+        // (and the life that queued them) instead of a refreshed row per episode.
         relayCancels();
-        actors.store().ifPresent(store -> tx.inNewTransaction(em -> store.touchQueued(em, node)));
     }
 
     /** Pauses seen so far. */

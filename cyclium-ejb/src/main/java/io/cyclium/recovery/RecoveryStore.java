@@ -1,11 +1,11 @@
 package io.cyclium.recovery;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.episode.EpisodeStore;
 
 import io.cyclium.episode.StepKind;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
-import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +26,9 @@ public class RecoveryStore {
     }
 
     /**
-     * Running episodes whose newest sign of life — journal entry, start, or last update (a queued
-     * episode's node refreshes it every heartbeat) — is older than {@code staleAfterSeconds} on the
-     * database clock, or that a drain stamped interrupted.
+     * Running episodes whose newest sign of life — journal entry, start, or last update — is older
+     * than {@code staleAfterSeconds} on the database clock and that no live node holds in its queue,
+     * or that a drain stamped interrupted.
      */
     @SuppressWarnings("unchecked")
     public List<Orphan> listOrphans(EntityManager em, long staleAfterSeconds, SweepScope scope, int limit) {
@@ -39,6 +39,16 @@ public class RecoveryStore {
                 + INTERRUPTED + "' OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
                 + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
                 .around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")")
+                // A queued episode waits in a live node's memory: vouched for by that node's row
+                // (last_seen, written every heartbeat) as long as the node was queued into by this
+                // life of it — queued_at not before the node row's started_at, which every boot
+                // rewrites. A restarted node never vouches for its predecessor's queue, which died
+                // with the old process. (Both times are the database's.)
+                // A drain's stamp (interrupted) overrides it: the node is going away.
+                .sql(" AND NOT (e.queued_at IS NOT NULL AND COALESCE(e.phase, '') <> '" + INTERRUPTED + "'"
+                        + " AND EXISTS (SELECT 1 FROM cyclium_nodes n"
+                        + " WHERE n.node_identity = e.run_node AND n.started_at <= e.queued_at AND n.last_seen >= ")
+                .around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql("))")
                 // A deferred episode whose trigger request is still pending is waiting for a full
                 // node, not orphaned: the poller runs it (or the request expires, and then it is).
                 .sql(" AND NOT EXISTS (SELECT 1 FROM cyclium_trigger_requests r WHERE r.episode_id = e.id"
@@ -81,7 +91,7 @@ public class RecoveryStore {
                 .executeUpdate(em);
         if (n == 1) {
             journalNext(em, episodeId, StepKind.EPISODE_FAILED, node,
-                    Json.createObjectBuilder().add("errorClass", "orphaned").add("reason", reason).build().toString(), "orphaned");
+                    Jsons.object().add("errorClass", "orphaned").add("reason", reason).build().toString(), "orphaned");
         }
         return n;
     }

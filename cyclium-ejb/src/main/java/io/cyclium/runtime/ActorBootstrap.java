@@ -30,5 +30,6 @@ public class ActorBootstrap {
     @PreDestroy
     void stop() {
         host.stopTriggers();
+        host.releaseThreads();
     }
 }

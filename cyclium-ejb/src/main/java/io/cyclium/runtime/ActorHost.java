@@ -29,7 +29,7 @@ import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -43,6 +43,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -93,8 +94,8 @@ public class ActorHost {
     @Any
     Instance<Object> beans;
 
-    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
-    ManagedExecutorService executor;
+    @Resource(lookup = "java:comp/DefaultManagedThreadFactory")
+    ManagedThreadFactory threadFactory;
 
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService timers;
@@ -102,6 +103,7 @@ public class ActorHost {
     private final Map<String, ActorRuntime> runtimes = new ConcurrentHashMap<>();
     private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
     private volatile LocalRunner runner;
+    private volatile ExecutorService episodeThreads;
     private volatile ScheduledTriggers schedules;
     private volatile EpisodeStore store;
 
@@ -115,7 +117,8 @@ public class ActorHost {
         store = new EpisodeStore(vendor);
         TaskEnvironment env = new TaskEnvironment(tx, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry);
-        runner = new LocalRunner(env, executor, new TriggerRequestStore(vendor));
+        episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
+        runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));
         for (ActorDefinition def : discovery.definitions()) {
@@ -149,6 +152,17 @@ public class ActorHost {
 
     public boolean draining() {
         return draining;
+    }
+
+    /**
+     * The application is going down, after the drain: the episode threads take no new task and
+     * end once idle. Tasks still running are left to finish (or to the lease and the sweep).
+     */
+    public void releaseThreads() {
+        ExecutorService threads = episodeThreads;
+        if (threads != null) {
+            threads.shutdown();
+        }
     }
 
     /** Stops triggers (schedules, debounce, new fires). Running tasks are the drainer's business. */

@@ -1,5 +1,6 @@
 package io.cyclium.runtime;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.actor.CycliumEvent;
 
 import io.cyclium.finding.FindingChanged;
@@ -7,7 +8,6 @@ import io.cyclium.finding.FindingOutcome;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
 import java.util.Locale;
 
@@ -27,7 +27,7 @@ public class FindingEvents {
             return;
         }
         String what = change.kind().name().toLowerCase(Locale.ROOT);
-        JsonObjectBuilder payload = Json.createObjectBuilder()
+        JsonObjectBuilder payload = Jsons.object()
                 .add("findingId", change.findingId())
                 .add("findingKey", change.findingKey());
         if (change.findingClass() != null) {

@@ -1,6 +1,5 @@
 package io.cyclium.store;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
@@ -33,7 +32,7 @@ public final class JsonText {
         if (text == null || text.isBlank()) {
             return JsonValue.NULL;
         }
-        try (JsonReader r = Json.createReader(new StringReader(text))) {
+        try (JsonReader r = Jsons.reader(new StringReader(text))) {
             return r.readValue();
         }
     }

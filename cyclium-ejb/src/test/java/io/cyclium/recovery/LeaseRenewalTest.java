@@ -84,27 +84,33 @@ class LeaseRenewalTest {
     }
 
     @Test
-    void episodes_waiting_in_this_nodes_queues_are_touched_so_that_no_sweep_takes_them_for_orphans() {
+    void episodes_waiting_in_a_live_nodes_queue_are_no_orphans_however_quiet_and_the_tick_writes_none_of_them() {
         rows.node(node); // started an hour ago; the rows below were queued ten minutes ago
         actors.started(new EpisodeStore(db.vendor()));
         String queuedHere = rows.episode().on(node).queued().insert();
-        String queuedElsewhere = rows.episode().on("other-" + node).queued().insert();
+        String queuedOnANodeWithoutRow = rows.episode().on("other-" + node).queued().insert();
         String runningHere = rows.episode().on(node).insert();
 
         renewal.beat(1_000_000_000L);
 
-        assertThat(rows.updatedRecently(queuedHere)).isTrue();
-        assertThat(rows.updatedRecently(queuedElsewhere)).isFalse();
-        assertThat(rows.updatedRecently(runningHere)).as("a running task shows life through its journal").isFalse();
+        assertThat(rows.updatedRecently(queuedHere)).as("the node row vouches, not a write per episode").isFalse();
+        assertThat(orphans()).doesNotContain(queuedHere).contains(queuedOnANodeWithoutRow)
+                .as("a running task shows life through its journal and its lease, not its queue entry").contains(runningHere);
     }
 
     @Test
-    void before_the_actors_have_started_queued_rows_are_left_as_they_are() {
-        String queued = rows.episode().on(node).queued().insert();
-
+    void a_queued_episode_goes_stale_with_its_nodes_heartbeat() {
+        rows.node(node);
+        actors.started(new EpisodeStore(db.vendor()));
+        String queuedHere = rows.episode().on(node).queued().insert();
         renewal.beat(1_000_000_000L);
+        assertThat(orphans()).doesNotContain(queuedHere);
 
-        assertThat(rows.updatedRecently(queued)).isFalse();
+        // the node stops beating: its row ages past stale-after
+        db.run(em -> em.createNativeQuery("UPDATE cyclium_nodes SET last_seen = " + db.vendor().utcNowPlusSeconds("-600")
+                + " WHERE node_identity = ?1").setParameter(1, node).executeUpdate());
+
+        assertThat(orphans()).contains(queuedHere);
     }
 
     @Test
@@ -114,13 +120,15 @@ class LeaseRenewalTest {
         db.run(em -> em.createNativeQuery("UPDATE cyclium_nodes SET started_at = " + db.vendor().utcNow()
                 + " WHERE node_identity = ?1").setParameter(1, node).executeUpdate()); // this life began just now
         String queuedNow = rows.episode().on(node).queued().quietFor(0).insert();
+        db.run(em -> em.createNativeQuery("UPDATE cyclium_episodes SET started_at = " + db.vendor().utcNowPlusSeconds("-600")
+                + ", updated_at = " + db.vendor().utcNowPlusSeconds("-600") + " WHERE id = ?1").setParameter(1, queuedNow)
+                .executeUpdate()); // as quiet as the other, but queued in this life
         actors.started(new EpisodeStore(db.vendor()));
 
         renewal.beat(1_000_000_000L);
 
-        assertThat(rows.updatedRecently(queuedBeforeRestart)).as("left to go stale: the sweep recovers it").isFalse();
-        assertThat(rows.updatedRecently(queuedNow)).isTrue();
-        assertThat(orphans()).contains(queuedBeforeRestart).doesNotContain(queuedNow);
+        assertThat(orphans()).as("the old life's queue is recovered, this life's is vouched for")
+                .contains(queuedBeforeRestart).doesNotContain(queuedNow);
     }
 
     private java.util.List<String> orphans() {

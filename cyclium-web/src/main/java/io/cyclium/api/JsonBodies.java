@@ -1,7 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.problem.Problem;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -31,7 +31,7 @@ final class JsonBodies {
                     + MAX_BODY_CHARS + " are accepted");
         }
         JsonValue value;
-        try (JsonParser p = Json.createParser(new StringReader(body))) {
+        try (JsonParser p = Jsons.provider().createParser(new StringReader(body))) {
             p.next();
             value = p.getValue();
             // a reader stops after the first value: "{} trailing" must not pass as "{}"

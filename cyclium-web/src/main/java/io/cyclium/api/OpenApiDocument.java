@@ -1,5 +1,6 @@
 package io.cyclium.api;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.runtime.ActorView;
 import io.cyclium.operations.CheckpointView;
 import io.cyclium.operations.EpisodeDetail;
@@ -12,7 +13,6 @@ import io.cyclium.output.OutputOutcome;
 import io.cyclium.output.OutputView;
 import io.cyclium.recovery.SweepReport;
 import io.cyclium.episode.TriggerRequestStore;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
@@ -79,11 +79,11 @@ public final class OpenApiDocument {
     public static JsonObject build(String apiBasePath) {
         JsonObject template = template();
         RecordSchemas generator = new RecordSchemas(RECORDS);
-        JsonObjectBuilder schemas = Json.createObjectBuilder(template.getJsonObject("components").getJsonObject("schemas"));
+        JsonObjectBuilder schemas = Jsons.object(template.getJsonObject("components").getJsonObject("schemas"));
         RECORDS.forEach((type, name) -> schemas.add(name, generator.schemaOf(type)));
-        JsonObjectBuilder components = Json.createObjectBuilder(template.getJsonObject("components")).add("schemas", schemas);
-        return Json.createObjectBuilder(template)
-                .add("servers", Json.createArrayBuilder().add(Json.createObjectBuilder().add("url", apiBasePath)))
+        JsonObjectBuilder components = Jsons.object(template.getJsonObject("components")).add("schemas", schemas);
+        return Jsons.object(template)
+                .add("servers", Jsons.array().add(Jsons.object().add("url", apiBasePath)))
                 .add("components", components)
                 .build();
     }
@@ -93,7 +93,7 @@ public final class OpenApiDocument {
             if (in == null) {
                 throw new IllegalStateException(TEMPLATE + " is missing beside " + OpenApiDocument.class.getName());
             }
-            try (JsonReader reader = Json.createReader(in)) {
+            try (JsonReader reader = Jsons.reader(in)) {
                 return reader.readObject();
             }
         } catch (IOException e) {

@@ -1,6 +1,6 @@
 package io.cyclium.api;
 
-import jakarta.json.Json;
+import io.cyclium.store.Jsons;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.lang.reflect.ParameterizedType;
@@ -28,19 +28,19 @@ final class RecordSchemas {
         if (!record.isRecord()) {
             throw new IllegalArgumentException(record.getName() + " is not a record");
         }
-        JsonObjectBuilder properties = Json.createObjectBuilder();
+        JsonObjectBuilder properties = Jsons.object();
         for (RecordComponent c : record.getRecordComponents()) {
             properties.add(c.getName(), typeOf(c.getGenericType()));
         }
-        return Json.createObjectBuilder().add("type", "object").add("properties", properties).build();
+        return Jsons.object().add("type", "object").add("properties", properties).build();
     }
 
     private JsonObject typeOf(Type type) {
         if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
-            return Json.createObjectBuilder().add("type", "array").add("items", typeOf(p.getActualTypeArguments()[0])).build();
+            return Jsons.object().add("type", "array").add("items", typeOf(p.getActualTypeArguments()[0])).build();
         }
         if (type instanceof ParameterizedType p && p.getRawType() == Map.class) {
-            return Json.createObjectBuilder().add("type", "object")
+            return Jsons.object().add("type", "object")
                     .add("additionalProperties", typeOf(p.getActualTypeArguments()[1])).build();
         }
         if (!(type instanceof Class<?> c)) {
@@ -62,30 +62,30 @@ final class RecordSchemas {
             return simple("boolean", null, !c.isPrimitive());
         }
         if (c == java.time.Instant.class) {
-            return Json.createObjectBuilder(simple("string", "date-time", true))
+            return Jsons.object(simple("string", "date-time", true))
                     .add("description", "an instant, UTC with Z").build();
         }
         if (c == LocalDateTime.class) {
-            return Json.createObjectBuilder(simple("string", "date-time", true))
+            return Jsons.object(simple("string", "date-time", true))
                     .add("description", "UTC, without an offset").build();
         }
         if (c == JsonObject.class) {
-            return Json.createObjectBuilder().add("type", "object").add("nullable", true).build();
+            return Jsons.object().add("type", "object").add("nullable", true).build();
         }
         if (c.isEnum()) {
-            var values = Json.createArrayBuilder();
+            var values = Jsons.array();
             Arrays.stream(c.getEnumConstants()).forEach(e -> values.add(((Enum<?>) e).name()));
-            return Json.createObjectBuilder().add("type", "string").add("enum", values).build();
+            return Jsons.object().add("type", "string").add("enum", values).build();
         }
         String name = names.get(c);
         if (name == null) {
             throw new IllegalArgumentException("no schema name for " + c.getName() + ": add it to the document's records");
         }
-        return Json.createObjectBuilder().add("$ref", "#/components/schemas/" + name).build();
+        return Jsons.object().add("$ref", "#/components/schemas/" + name).build();
     }
 
     private static JsonObject simple(String type, String format, boolean nullable) {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("type", type);
+        JsonObjectBuilder b = Jsons.object().add("type", type);
         if (format != null) {
             b.add("format", format);
         }

@@ -1,9 +1,9 @@
 package io.cyclium.console;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.store.JsonText;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
-import jakarta.json.Json;
 import jakarta.json.JsonValue;
 import jakarta.json.JsonWriter;
 import jakarta.json.JsonWriterFactory;
@@ -41,7 +41,7 @@ public class ConsoleFormat {
             Map.entry("canceled", Tone.MUTED), Map.entry("superseded", Tone.MUTED), Map.entry("released", Tone.MUTED));
 
     private static final DateTimeFormatter EXACT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS", Locale.ROOT);
-    private static final JsonWriterFactory PRETTY = Json.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true));
+    private static final JsonWriterFactory PRETTY = Jsons.provider().createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true));
     static final int PREVIEW_CHARS = 90;
 
     /** The CSS class of a status badge: {@code tone-ok}, {@code tone-bad}, ... ({@code tone-muted} for unknown ones). */

@@ -1,7 +1,7 @@
 package io.cyclium.console;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.operations.EpisodeThroughput;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import java.time.format.DateTimeFormatter;
@@ -19,39 +19,39 @@ final class ThroughputChart {
     }
 
     static String config(EpisodeThroughput.Window window) {
-        JsonArrayBuilder labels = Json.createArrayBuilder();
-        JsonArrayBuilder started = Json.createArrayBuilder();
-        JsonArrayBuilder failed = Json.createArrayBuilder();
+        JsonArrayBuilder labels = Jsons.array();
+        JsonArrayBuilder started = Jsons.array();
+        JsonArrayBuilder failed = Jsons.array();
         for (EpisodeThroughput.Minute m : window.minutes()) {
             labels.add(MINUTE.format(m.minute()));
             started.add(m.started());
             failed.add(m.failed());
         }
-        JsonObject config = Json.createObjectBuilder()
+        JsonObject config = Jsons.object()
                 .add("type", "line")
-                .add("data", Json.createObjectBuilder()
+                .add("data", Jsons.object()
                         .add("labels", labels)
-                        .add("datasets", Json.createArrayBuilder()
+                        .add("datasets", Jsons.array()
                                 .add(series("episodes started", started, "#0969da"))
                                 .add(series("failures", failed, "#cf222e"))))
-                .add("options", Json.createObjectBuilder()
+                .add("options", Jsons.object()
                         .add("animation", false)
                         .add("maintainAspectRatio", false)
-                        .add("scales", Json.createObjectBuilder()
-                                .add("x", Json.createObjectBuilder().add("title", title("minute (UTC, database clock)")))
-                                .add("y", Json.createObjectBuilder().add("beginAtZero", true)
-                                        .add("ticks", Json.createObjectBuilder().add("precision", 0))
+                        .add("scales", Jsons.object()
+                                .add("x", Jsons.object().add("title", title("minute (UTC, database clock)")))
+                                .add("y", Jsons.object().add("beginAtZero", true)
+                                        .add("ticks", Jsons.object().add("precision", 0))
                                         .add("title", title("per minute")))))
                 .build();
         return config.toString();
     }
 
     private static JsonObject series(String label, JsonArrayBuilder data, String colour) {
-        return Json.createObjectBuilder().add("label", label).add("data", data).add("borderColor", colour)
+        return Jsons.object().add("label", label).add("data", data).add("borderColor", colour)
                 .add("backgroundColor", colour).add("pointRadius", 0).add("borderWidth", 2).add("tension", 0.2).build();
     }
 
     private static JsonObject title(String text) {
-        return Json.createObjectBuilder().add("display", true).add("text", text).build();
+        return Jsons.object().add("display", true).add("text", text).build();
     }
 }

@@ -282,6 +282,13 @@ public final class ClusterHarness implements AutoCloseable {
         private final Map<String, Map<String, String>> nodeEnv = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
         private Path customWar;
+        private int databasePort;
+
+        /** Creates the database on a server of the vendor on this loopback port instead of the machine's. */
+        public Builder databasePort(int port) {
+            this.databasePort = port;
+            return this;
+        }
 
         /** Deploys this WAR instead of the product's Micro WAR (e.g. the product plus test actors). */
         public Builder war(Path war) {
@@ -291,6 +298,7 @@ public final class ClusterHarness implements AutoCloseable {
 
         private Builder(HarnessDatabase.Vendor vendor) {
             this.vendor = vendor;
+            this.databasePort = vendor.defaultPort();
         }
 
         /** An environment variable for every node (a node's own map wins). */
@@ -343,7 +351,7 @@ public final class ClusterHarness implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            ClusterHarness cluster = new ClusterHarness(run, HarnessDatabase.create(vendor));
+            ClusterHarness cluster = new ClusterHarness(run, HarnessDatabase.create(vendor, databasePort));
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
             try {
                 Set<Integer> ports = new HashSet<>();

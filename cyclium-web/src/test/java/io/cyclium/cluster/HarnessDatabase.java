@@ -65,9 +65,18 @@ public final class HarnessDatabase implements AutoCloseable {
                     : "DROP DATABASE IF EXISTS " + name;
         }
 
-        String url(String name) {
-            return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:5432/" + name + "?connectTimeout=5"
-                    : "jdbc:mariadb://127.0.0.1:3306/" + name + "?connectTimeout=5000&transactionIsolation=READ_COMMITTED";
+        String url(String name, int port) {
+            return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?connectTimeout=5"
+                    : "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?connectTimeout=5000&transactionIsolation=READ_COMMITTED";
+        }
+
+        String adminUrl(int port) {
+            return adminUrl.replace(":" + this.port + "/", ":" + port + "/");
+        }
+
+        /** The machine's shared server's port. */
+        public int defaultPort() {
+            return port;
         }
 
         String howToStart() {
@@ -80,19 +89,26 @@ public final class HarnessDatabase implements AutoCloseable {
     }
 
     private final Vendor vendor;
+    private final int port;
     private final String name;
     private volatile boolean dropped;
 
-    private HarnessDatabase(Vendor vendor, String name) {
+    private HarnessDatabase(Vendor vendor, int port, String name) {
         this.vendor = vendor;
+        this.port = port;
         this.name = name;
     }
 
     /** Creates an empty database with a random name; the nodes' Flyway fills it at boot. */
     public static HarnessDatabase create(Vendor vendor) {
+        return create(vendor, vendor.port);
+    }
+
+    /** The same on a server of this vendor on another loopback port (one a test started itself). */
+    public static HarnessDatabase create(Vendor vendor, int port) {
         String name = System.getProperty("cyclium.harness.db-prefix", "cyclium_h_") + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        admin(vendor, vendor.createSql(name));
-        return new HarnessDatabase(vendor, name);
+        admin(vendor, port, vendor.createSql(name));
+        return new HarnessDatabase(vendor, port, name);
     }
 
     public Vendor vendor() {
@@ -107,7 +123,7 @@ public final class HarnessDatabase implements AutoCloseable {
     public Map<String, String> nodeEnvironment() {
         return Map.of(
                 "CYCLIUM_DB_HOST", "127.0.0.1",
-                "CYCLIUM_DB_PORT", String.valueOf(vendor.port),
+                "CYCLIUM_DB_PORT", String.valueOf(port),
                 "CYCLIUM_DB_NAME", name,
                 "CYCLIUM_DB_USER", vendor.user,
                 "CYCLIUM_DB_PASSWORD", "");
@@ -115,7 +131,7 @@ public final class HarnessDatabase implements AutoCloseable {
 
     /** A new auto-commit connection to this database; the caller closes it. */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(vendor.url(name), vendor.user, "");
+        return DriverManager.getConnection(vendor.url(name, port), vendor.user, "");
     }
 
     /**
@@ -151,18 +167,18 @@ public final class HarnessDatabase implements AutoCloseable {
             return;
         }
         dropped = true;
-        admin(vendor, vendor.dropSql(name));
+        admin(vendor, port, vendor.dropSql(name));
     }
 
     @Override
     public String toString() {
-        return vendor + " database " + name;
+        return vendor + " database " + name + (port == vendor.port ? "" : " on port " + port);
     }
 
-    private static void admin(Vendor vendor, String sql) {
+    private static void admin(Vendor vendor, int port, String sql) {
         Connection c;
         try {
-            c = DriverManager.getConnection(vendor.adminUrl, vendor.user, "");
+            c = DriverManager.getConnection(vendor.adminUrl(port), vendor.user, "");
         } catch (SQLException e) {
             throw new IllegalStateException(vendor.howToStart() + " (" + e.getMessage() + ")", e);
         }

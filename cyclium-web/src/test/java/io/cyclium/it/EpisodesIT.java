@@ -478,11 +478,12 @@ class EpisodesIT implements CommandLineClientTests {
         assertThat(self.queuedEpisodes()).as("the echo waits in this node's queue").isGreaterThanOrEqualTo(1);
         int before = episodes.detail(queued.episodeId()).episode().attempts();
         try {
-            // the heartbeat's touchQueued may refresh the row between our update and the sweep: try again
             for (int i = 0; i < 5 && !"recovering".equals(episodes.detail(queued.episodeId()).episode().phase()); i++) {
-                // what a missed touchQueued looks like: the row quiet for ten minutes
+                // what a queue of an earlier life of this node looks like: quiet for ten minutes, and
+                // queued before the node row's started_at (a live node vouches only for its own life's queue)
                 tx.run(em -> new io.cyclium.store.NativeSql().sql("UPDATE cyclium_episodes SET started_at = "
                         + schema.vendor().utcNowPlusSeconds("-600") + ", updated_at = " + schema.vendor().utcNowPlusSeconds("-600")
+                        + ", queued_at = " + schema.vendor().utcNowPlusSeconds("-600")
                         + " WHERE id = ").value(queued.episodeId()).executeUpdate(em));
                 sweep.sweep(SweepScope.of(null, null));
             }

@@ -1,0 +1,222 @@
+package io.cyclium.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.actor.RecoveryPolicy;
+import io.cyclium.claims.JpaWorkClaims;
+import io.cyclium.claims.LeasedClaimGate;
+import io.cyclium.episode.Budget;
+import io.cyclium.episode.EpisodeEntity;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.NewEpisode;
+import io.cyclium.episode.RunSnapshot;
+import io.cyclium.episode.Step;
+import io.cyclium.episode.StepContext;
+import io.cyclium.episode.Strategy;
+import io.cyclium.episode.TriggerInfo;
+import io.cyclium.episode.TriggerRequestStore;
+import io.cyclium.keys.EpisodeRef;
+import io.cyclium.telemetry.Telemetry;
+import io.cyclium.testing.MutableClock;
+import io.cyclium.testing.StatementCountingTx;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabases;
+import io.cyclium.testing.TestJpa;
+import jakarta.json.JsonValue;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The write path of a trivial episode, counted: from the trigger's insert to {@code done} in two
+ * transactions — the row with its first lease, then the finish with the journal row and the lease
+ * settled — and every guard still in it (the lease's fence undoes a finish that is no longer ours).
+ */
+class LeanWritePathTest {
+
+    @RegisterExtension
+    static final TestDatabases databases = new TestDatabases();
+
+    private static final String NODE = "lean-node";
+
+    private final ExecutorService threads = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stop() {
+        threads.shutdownNow();
+    }
+
+    /** Done at once. */
+    static final class Trivial implements Strategy<String> {
+        @Override
+        public Class<String> stateType() {
+            return String.class;
+        }
+
+        @Override
+        public String init(TriggerInfo trigger, StepContext context) {
+            return "";
+        }
+
+        @Override
+        public Step decide(String state, StepContext context) {
+            return Step.done("ok");
+        }
+    }
+
+    final class Rig {
+        final TestJpa jpa;
+        final StatementCountingTx tx;
+        final EpisodeStore store;
+        final LeasedClaimGate gate;
+        final LocalRunner runner;
+        final List<EpisodeFinished> finished = new CopyOnWriteArrayList<>();
+
+        Rig(Vendor vendor) {
+            jpa = databases.jpa(vendor);
+            tx = new StatementCountingTx(jpa);
+            store = new EpisodeStore(jpa.vendor());
+            gate = new LeasedClaimGate(new JpaWorkClaims(tx, jpa.vendor(), Telemetry.NOOP), NODE, 30, Telemetry.NOOP);
+            ExpectationDefinition exp = new ExpectationDefinition("lean_actor", "trivial", Trivial.class, List.of(),
+                    Optional.empty(), Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
+                    new Budget(10, Duration.ofMinutes(1)), 0, Duration.ofMinutes(1), null);
+            Trivial strategy = new Trivial();
+            StrategyLookup lookup = new StrategyLookup() {
+                @Override
+                public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
+                    return Optional.of(exp);
+                }
+
+                @Override
+                public Strategy<?> strategy(ExpectationDefinition e) {
+                    return strategy;
+                }
+            };
+            TaskEnvironment env = new TaskEnvironment(tx, store, lookup, gate, null, finished::add,
+                    new MutableClock(Instant.parse("2026-06-01T10:00:00Z")), NODE, Telemetry.NOOP);
+            runner = new LocalRunner(env, threads, new TriggerRequestStore(jpa.vendor()));
+        }
+
+        NewEpisode fresh(String key) {
+            return new NewEpisode(UUID.randomUUID().toString(), "lean_actor", "trivial", null,
+                    new TriggerInfo(TriggerInfo.EVENT, "lean.tick", key, JsonValue.EMPTY_JSON_OBJECT, null), key, 3,
+                    new Budget(10, Duration.ofMinutes(1)), NODE, false, null, null, null, null);
+        }
+
+        /** As the actor runtime does it: insert, and once committed start the task with the row as inserted. */
+        void fireAndRun(NewEpisode e, Runnable beforeStart) throws InterruptedException {
+            CountDownLatch exited = new CountDownLatch(1);
+            boolean inserted = runner.insert(e, ours -> {
+                assertThat(ours).as("the insert committed and won").isTrue();
+                beforeStart.run();
+                RunSnapshot given = new RunSnapshot(new EpisodeRef(e.id(), e.actorId(), e.expectationId(), e.dedupeKey(),
+                        null, null), "running", e.trigger(), 1, 3, e.budget(), false, 1, Optional.empty(), Optional.empty(),
+                        null, null);
+                runner.start(e.id(), given, false, null, exited::countDown);
+            });
+            assertThat(inserted).isTrue();
+            assertThat(exited.await(30, TimeUnit.SECONDS)).as("the task ended").isTrue();
+        }
+
+        Map<String, Object> claim(String key) {
+            return jpa.inNewTransaction(em -> {
+                Object[] r = (Object[]) em.createNativeQuery("SELECT state, owner_node, fence FROM cyclium_work_claims"
+                        + " WHERE dedupe_key = ?1").setParameter(1, key).getSingleResult();
+                return Map.of("state", r[0], "owner", r[1], "fence", ((Number) r[2]).longValue());
+            });
+        }
+
+        EpisodeEntity row(String id) {
+            return jpa.inNewTransaction(em -> em.find(EpisodeEntity.class, id));
+        }
+
+        List<String> kinds(String id) {
+            return jpa.inNewTransaction(em -> em.createQuery("SELECT s.kind FROM EpisodeStepEntity s WHERE s.episodeId = :id"
+                    + " ORDER BY s.stepNo", String.class).setParameter("id", id).getResultList());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void a_trivial_episode_goes_from_trigger_to_done_in_two_transactions_and_at_most_six_statements(Vendor vendor)
+            throws Exception {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode e = rig.fresh(key);
+
+        rig.fireAndRun(e, () -> { });
+
+        assertThat(rig.row(e.id()).status).isEqualTo("done");
+        assertThat(rig.kinds(e.id())).containsExactly("episode_completed");
+        assertThat(rig.claim(key)).as("the lease taken with the row, settled with the finish")
+                .containsEntry("state", "done").containsEntry("owner", NODE).containsEntry("fence", 1L);
+        assertThat(rig.finished).singleElement().satisfies(f -> assertThat(f.status()).isEqualTo("done"));
+        assertThat(rig.gate.heldCount()).isZero();
+        assertThat(rig.tx.transactions()).as("transactions").isEqualTo(2);
+        // insert episode, insert lease | finish, journal, settle lease; MariaDB reads its insert back once
+        assertThat(rig.tx.statements()).as("statements").isEqualTo(vendor == Vendor.MARIADB ? 6 : 5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void a_finish_whose_lease_another_node_took_meanwhile_is_undone_and_journals_nothing(Vendor vendor) throws Exception {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode e = rig.fresh(key);
+
+        // between the commit and the task's finish, another node steals the lease (fence 2)
+        rig.fireAndRun(e, () -> rig.jpa.inNewTransaction(em -> em.createNativeQuery("UPDATE cyclium_work_claims"
+                + " SET owner_node = 'thief', fence = fence + 1 WHERE dedupe_key = ?1").setParameter(1, key).executeUpdate()));
+
+        assertThat(rig.row(e.id()).status).as("the thief owns the episode now").isEqualTo("running");
+        assertThat(rig.kinds(e.id())).as("the undone finish left no journal row").isEmpty();
+        assertThat(rig.claim(key)).containsEntry("state", "claimed").containsEntry("owner", "thief").containsEntry("fence", 2L);
+        assertThat(rig.finished).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void a_lease_a_drain_released_but_nobody_took_is_still_ours_to_settle(Vendor vendor) throws Exception {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode e = rig.fresh(key);
+
+        rig.fireAndRun(e, () -> rig.jpa.inNewTransaction(em -> em.createNativeQuery("UPDATE cyclium_work_claims"
+                + " SET state = 'expired' WHERE dedupe_key = ?1").setParameter(1, key).executeUpdate()));
+
+        assertThat(rig.row(e.id()).status).isEqualTo("done");
+        assertThat(rig.claim(key)).containsEntry("state", "done").containsEntry("fence", 1L);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void a_key_whose_lease_row_is_left_from_an_earlier_episode_is_taken_over_by_the_task(Vendor vendor) throws Exception {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode earlier = rig.fresh(key);
+        rig.fireAndRun(earlier, () -> { });
+        rig.jpa.inNewTransaction(em -> em.createNativeQuery("UPDATE cyclium_episodes SET archived_at = started_at"
+                + " WHERE id = ?1").setParameter(1, earlier.id()).executeUpdate());
+
+        NewEpisode again = rig.fresh(key);
+        rig.fireAndRun(again, () -> { });
+
+        assertThat(rig.row(again.id()).status).isEqualTo("done");
+        assertThat(rig.claim(key)).as("claimed again by the task at the next fence")
+                .containsEntry("state", "done").containsEntry("fence", 2L);
+    }
+}

@@ -1,0 +1,388 @@
+package io.cyclium.bench;
+
+import io.cyclium.bench.actors.BenchActor;
+import io.cyclium.cluster.ClusterHarness;
+import io.cyclium.cluster.ClusterNode;
+import io.cyclium.cluster.HarnessDatabase;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Trivial episodes per second on Payara Micro nodes and a PostgreSQL of the benchmark's own.
+ *
+ * <p>Each round boots a fresh database and nodes and runs, in order: one node, {@code bench.events}
+ * events fired through the CDI event from 20 threads after a warm-up; the same node, events through
+ * {@code POST /cyclium/api/events} from 8 HTTP clients; two nodes, half of the events fired on each.
+ * Per scenario it prints episodes/s (until the last episode is {@code done}), CPU µs per episode of
+ * the JVMs and of PostgreSQL (from {@code /proc}), statements and transactions per episode (from
+ * {@code pg_stat_statements}, the nodes' user only), heartbeat statements per tick, and checks that
+ * no dedupe key has two episodes and every episode has exactly one completion row. Rounds are
+ * interleaved; the summary gives median and spread (min–max) of each figure.
+ *
+ * <pre>mvn -q -B -pl cyclium-web -am package -DskipTests
+ * mvn -q -B -o -pl cyclium-web test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.cyclium.bench.ThroughputBench -Dbench.rounds=3 -Dbench.events=20000</pre>
+ */
+public final class ThroughputBench {
+
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+    private static final int EVENTS = Integer.getInteger("bench.events", 20_000);
+    private static final int WARMUP = Integer.getInteger("bench.warmup", 5_000);
+    private static final int HTTP_EVENTS = Integer.getInteger("bench.http-events", 10_000);
+    private static final long CLOCK_TICKS = 100; // USER_HZ on Linux
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    /** Production timings (not the harness's short failover ones): the sweep every 30 s, lease 30 s. */
+    private static final Map<String, String> TIMINGS = Map.of(
+            "CYCLIUM_WORK_CLAIMS_LEASE_SECONDS", "30",
+            "CYCLIUM_RECOVERY_INITIAL_DELAY_MS", "120000",
+            "CYCLIUM_RECOVERY_INTERVAL_MS", "30000",
+            "CYCLIUM_RECOVERY_STALE_AFTER_MS", "120000",
+            "CYCLIUM_DEMO_ENABLED", "false");
+
+    private ThroughputBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // label → WAR: this build's, and optionally another build's (-Dbench.compare-war=<its Micro WAR>)
+        // to interleave with it, so that a before/after ratio comes from one run on one machine state
+        Map<String, Path> wars = new LinkedHashMap<>();
+        String compare = System.getProperty("bench.compare-war");
+        if (compare != null) {
+            wars.put("before", warWith(Path.of(compare), "cyclium-bench-before.war"));
+        }
+        wars.put(compare != null ? "after" : "this build",
+                warWith(Path.of(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war")), "cyclium-bench.war"));
+        Map<String, List<Double>> figures = new LinkedHashMap<>();
+        try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench/pgdata").toAbsolutePath())) {
+            System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on, pg_stat_statements)");
+            for (int round = 1; round <= ROUNDS; round++) {
+                for (Map.Entry<String, Path> war : wars.entrySet()) {
+                    String label = wars.size() > 1 ? war.getKey() + ": " : "";
+                    System.out.println("[bench] round " + round + " of " + ROUNDS + (label.isEmpty() ? "" : ", " + war.getKey()));
+                    oneNode(pg, war.getValue(), round, label, figures);
+                    if (Boolean.parseBoolean(System.getProperty("bench.two-nodes", "true"))) {
+                        twoNodes(pg, war.getValue(), round, label, figures);
+                    }
+                }
+            }
+        }
+        System.out.println();
+        System.out.println("[bench] summary over " + ROUNDS + " round(s), " + EVENTS + " events each (median, min–max):");
+        figures.forEach((name, values) -> {
+            List<Double> sorted = values.stream().sorted().toList();
+            double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
+                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+            System.out.printf(Locale.ROOT, "  %-60s %10.1f   (%.1f–%.1f)%n", name, median, sorted.get(0), sorted.get(sorted.size() - 1));
+        });
+    }
+
+    /** A product Micro WAR plus the benchmark's actor, written beside the harness's WARs. */
+    private static Path warWith(Path product, String name) {
+        java.io.File out = new java.io.File("target/cluster/" + name);
+        out.getParentFile().mkdirs();
+        org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
+                .importFrom(product.toFile()).as(org.jboss.shrinkwrap.api.spec.WebArchive.class)
+                .addPackage(BenchActor.class.getPackage())
+                .as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(out, true);
+        return out.toPath();
+    }
+
+    private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
+        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL).databasePort(pg.port()).war(war);
+        TIMINGS.forEach(b::env);
+        for (String n : nodes) {
+            b.node(n);
+        }
+        return b.start();
+    }
+
+    private static void oneNode(OwnPostgres pg, Path war, int round, String label, Map<String, List<Double>> figures) throws Exception {
+        try (ClusterHarness cluster = cluster(pg, war, "bench-a")) {
+            ClusterNode a = cluster.node("bench-a");
+            HarnessDatabase db = cluster.database();
+            fire(a, WARMUP, "warm" + round);
+            awaitDone(pg, db, WARMUP);
+            heartbeat(pg, db, label, figures);
+
+            Measure m = Measure.begin(pg, db, List.of(a));
+            fire(a, EVENTS, "cdi" + round);
+            awaitDone(pg, db, WARMUP + EVENTS);
+            m.end(EVENTS, label + "one node, CDI", figures);
+
+            m = Measure.begin(pg, db, List.of(a));
+            postEvents(a, HTTP_EVENTS, "http" + round, 8);
+            awaitDone(pg, db, WARMUP + EVENTS + HTTP_EVENTS);
+            m.end(HTTP_EVENTS, label + "one node, POST /events (8 clients)", figures);
+            checkNoDuplicates(pg, db, WARMUP + EVENTS + HTTP_EVENTS);
+        }
+    }
+
+    private static void twoNodes(OwnPostgres pg, Path war, int round, String label, Map<String, List<Double>> figures) throws Exception {
+        try (ClusterHarness cluster = cluster(pg, war, "bench-a", "bench-b")) {
+            ClusterNode a = cluster.node("bench-a");
+            ClusterNode b = cluster.node("bench-b");
+            HarnessDatabase db = cluster.database();
+            int half = WARMUP / 2;
+            fire(a, half, "warm" + round);
+            fire(b, half, "warm" + round); // the same ids: duplicates, deduplicated across the nodes
+            awaitDone(pg, db, half);
+            Measure m = Measure.begin(pg, db, List.of(a, b));
+            ExecutorService both = Executors.newFixedThreadPool(2);
+            try {
+                Future<?> fa = both.submit(() -> fire(a, EVENTS / 2, "two-a" + round));
+                Future<?> fb = both.submit(() -> fire(b, EVENTS / 2, "two-b" + round));
+                fa.get();
+                fb.get();
+            } finally {
+                both.shutdown();
+            }
+            awaitDone(pg, db, half + EVENTS / 2 * 2);
+            m.end(EVENTS / 2 * 2, label + "two nodes, CDI", figures);
+            checkNoDuplicates(pg, db, half + EVENTS / 2 * 2);
+        }
+    }
+
+    // ---- driving -------------------------------------------------------------------------------
+
+    private static Void fire(ClusterNode node, int count, String prefix) {
+        HttpReplyText r = send(node, "POST", "/bench/fire?count=" + count + "&threads=20&prefix=" + prefix, "");
+        if (r.status != 200 || !r.body.contains("\"failed\":0")) {
+            throw new IllegalStateException(node.name() + ": bench/fire answered " + r.status + " " + r.body);
+        }
+        return null;
+    }
+
+    private static void postEvents(ClusterNode node, int count, String prefix, int clients) throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<?>> all = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                all.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                        HttpReplyText r = send(node, "POST", "/events",
+                                "{\"type\":\"bench.tick\",\"id\":\"" + prefix + "-" + i + "\",\"payload\":{}}");
+                        if (r.status != 202) {
+                            throw new IllegalStateException("POST /events answered " + r.status + " " + r.body);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    private record HttpReplyText(int status, String body) {
+    }
+
+    private static HttpReplyText send(ClusterNode node, String method, String path, String body) {
+        String credentials = "admin:" + node.adminPassword().orElse("");
+        HttpRequest request = HttpRequest.newBuilder(URI.create(node.api() + path))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofMinutes(10))
+                .method(method, HttpRequest.BodyPublishers.ofString(body)).build();
+        try {
+            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            return new HttpReplyText(r.statusCode(), r.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void awaitDone(OwnPostgres pg, HarnessDatabase db, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+        while (System.nanoTime() < deadline) {
+            long done = count(pg, db, "SELECT COUNT(*) AS n FROM cyclium_episodes WHERE status = 'done'");
+            if (done >= expected) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("not all " + expected + " episodes were done within 15 minutes");
+    }
+
+    /** A probe, as the probe role: pg_stat_statements counts only the nodes' role. */
+    private static long count(OwnPostgres pg, HarnessDatabase db, String sql) {
+        try (Connection c = pg.probe(db.name()); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + " failed", e);
+        }
+    }
+
+    private static void checkNoDuplicates(OwnPostgres pg, HarnessDatabase db, long expected) {
+        long episodes = count(pg, db, "SELECT COUNT(*) AS n FROM cyclium_episodes");
+        long keys = count(pg, db, "SELECT COUNT(DISTINCT dedupe_key) AS n FROM cyclium_episodes");
+        long completions = count(pg, db, "SELECT COUNT(*) AS n FROM cyclium_episode_steps WHERE kind = 'episode_completed'");
+        long notDone = count(pg, db, "SELECT COUNT(*) AS n FROM cyclium_episodes WHERE status <> 'done'");
+        System.out.printf(Locale.ROOT, "[bench]   %,d episodes, %,d keys, %,d completion rows, %d not done: %s%n", episodes, keys,
+                completions, notDone, episodes == expected && keys == expected && completions == expected && notDone == 0
+                        ? "0 duplicates" : "MISMATCH");
+        if (episodes != expected || keys != expected || completions != expected || notDone != 0) {
+            throw new IllegalStateException("duplicate or missing episodes: expected " + expected + " of each");
+        }
+    }
+
+    /**
+     * Heartbeat statements per tick on an idle node: the statements of the heartbeat's own SQL
+     * (lease renewal, the node's last_seen, the cancel relay, the old queued-row touch) over the
+     * number of renewals, one per tick, in 40 s.
+     */
+    private static void heartbeat(OwnPostgres pg, HarnessDatabase db, String label, Map<String, List<Double>> figures) throws Exception {
+        resetStatements(pg, db);
+        Thread.sleep(40_000); // lease 30 s: a tick every 10 s
+        try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT"
+                        + " COALESCE(SUM(calls) FILTER (WHERE query LIKE 'UPDATE cyclium_work_claims SET lease_until%owner_node%'), 0),"
+                        + " COALESCE(SUM(calls) FILTER (WHERE query LIKE 'UPDATE cyclium_work_claims SET lease_until%'"
+                        + "   OR query LIKE 'UPDATE cyclium_nodes SET last_seen%' OR query LIKE '%cancel_requested = %run_node%'"
+                        + "   OR query LIKE 'UPDATE cyclium_episodes SET updated_at%queued_at%'"
+                        + "   OR query LIKE 'SELECT dedupe_key, state, owner_node%owner_node%'), 0),"
+                        + " COALESCE(SUM(calls) FILTER (WHERE upper(query) = 'BEGIN'), 0)"
+                        + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid JOIN pg_database d ON d.oid = s.dbid"
+                        + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'")) {
+            rs.next();
+            long ticks = Math.max(1, rs.getLong(1));
+            double perTick = rs.getLong(2) / (double) ticks;
+            System.out.printf(Locale.ROOT, "[bench]   idle node: %.1f heartbeat statements per tick (%d ticks); %d transactions"
+                    + " of all background work in 40 s%n", perTick, ticks, rs.getLong(3));
+            figures.computeIfAbsent(label + "heartbeat statements per tick (idle)", k -> new ArrayList<>()).add(perTick);
+        }
+    }
+
+    // ---- measuring -------------------------------------------------------------------------------
+
+    private record Stats(long statements, long transactions) {
+        static Stats read(OwnPostgres pg, HarnessDatabase db) throws SQLException {
+            // the view lives where the extension was created: the server's postgres database
+            try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT"
+                            + " COALESCE(SUM(calls) FILTER (WHERE upper(query) NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')), 0),"
+                            // pgjdbc sends BEGIN as a statement and ends a transaction in the protocol
+                            + " COALESCE(SUM(calls) FILTER (WHERE upper(query) = 'BEGIN'), 0)"
+                            + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
+                            + " JOIN pg_database d ON d.oid = s.dbid"
+                            + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'")) {
+                rs.next();
+                return new Stats(rs.getLong(1), rs.getLong(2));
+            }
+        }
+    }
+
+    private static void resetStatements(OwnPostgres pg, HarnessDatabase db) throws SQLException {
+        // the probes run as another role, so they are never counted
+        try (Connection c = pg.probe("postgres"); Statement st = c.createStatement()) {
+            st.execute("SELECT pg_stat_statements_reset()");
+        }
+    }
+
+    private static final class Measure {
+        private final OwnPostgres pg;
+        private final HarnessDatabase db;
+        private final List<ClusterNode> nodes;
+        private final long jvmTicks;
+        private final long pgTicks;
+        private final long started;
+
+        private Measure(OwnPostgres pg, HarnessDatabase db, List<ClusterNode> nodes) throws SQLException {
+            this.pg = pg;
+            this.db = db;
+            this.nodes = nodes;
+            resetStatements(pg, db);
+            this.jvmTicks = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum();
+            this.pgTicks = postgresTicks(pg);
+            this.started = System.nanoTime();
+        }
+
+        static Measure begin(OwnPostgres pg, HarnessDatabase db, List<ClusterNode> nodes) throws SQLException {
+            return new Measure(pg, db, nodes);
+        }
+
+        void end(int episodes, String scenario, Map<String, List<Double>> figures) throws SQLException {
+            double seconds = (System.nanoTime() - started) / 1e9;
+            long jvm = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum() - jvmTicks;
+            long pgCpu = postgresTicks(pg) - pgTicks;
+            Stats s = Stats.read(pg, db);
+            double rate = episodes / seconds;
+            double jvmUs = jvm * 1e6 / CLOCK_TICKS / episodes;
+            double pgUs = pgCpu * 1e6 / CLOCK_TICKS / episodes;
+            double stmts = s.statements / (double) episodes;
+            double txs = s.transactions / (double) episodes;
+            System.out.printf(Locale.ROOT, "[bench]   %-36s %,8.0f episodes/s  CPU %,6.0f µs JVM + %,5.0f µs PostgreSQL per episode,"
+                    + " %.2f statements and %.2f transactions per episode%n", scenario, rate, jvmUs, pgUs, stmts, txs);
+            figures.computeIfAbsent(scenario + ": episodes/s", k -> new ArrayList<>()).add(rate);
+            figures.computeIfAbsent(scenario + ": CPU µs/episode (JVM+PG)", k -> new ArrayList<>()).add(jvmUs + pgUs);
+            figures.computeIfAbsent(scenario + ": statements/episode", k -> new ArrayList<>()).add(stmts);
+            figures.computeIfAbsent(scenario + ": transactions/episode", k -> new ArrayList<>()).add(txs);
+        }
+    }
+
+    /** utime + stime (+ the reaped children's, for the postmaster whose backends come and go), in clock ticks. */
+    private static long cpuTicks(long pid, boolean withChildren) {
+        String[] f = stat(Path.of("/proc/" + pid));
+        if (f == null) {
+            return 0; // the process ended meanwhile: its time is in its parent's children's time
+        }
+        long t = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        return withChildren ? t + Long.parseLong(f[13]) + Long.parseLong(f[14]) : t;
+    }
+
+    /** The fields of {@code /proc/<pid>/stat} after the command name (index 1 is the parent's pid), or null when gone. */
+    private static String[] stat(Path proc) {
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException | RuntimeException gone) {
+            return null;
+        }
+    }
+
+    private static long postgresTicks(OwnPostgres pg) {
+        long postmaster = pg.postmasterPid();
+        long total = cpuTicks(postmaster, true);
+        try (var procs = Files.list(Path.of("/proc"))) {
+            for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                String[] f = stat(p);
+                if (f != null && Long.parseLong(f[1]) == postmaster) {
+                    total += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return total;
+    }
+}
