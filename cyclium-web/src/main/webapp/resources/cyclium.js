@@ -83,9 +83,13 @@ var cyclium = (function () {
         onOpen: function () { live.open = true; live.show(); },
         onClose: function () { live.open = false; live.show(); },
         onMessage: function (message) {
-            live.pushes++;
-            live.last = message;
-            if (live.relevant(message)) { live.soon(); }
+            /* the server batches: {"what":"batch","items":[...]}, "many" when it dropped some */
+            var items = message && message.what === "batch" ? message.items : [message];
+            items.forEach(function (item) {
+                live.pushes++;
+                live.last = item;
+                if (item.what === "many" || live.relevant(item)) { live.soon(); }
+            });
         },
         soon: function () {
             if (live.pending) { return; }

@@ -204,7 +204,7 @@ public class EpisodeStore {
                 .sql(", summary = ").value(orNull(summary))
                 .sql(", error_class = ").value(orNull(errorClass))
                 .sql(", error_detail = ").value(orNull(errorDetail))
-                .sql(", phase = NULL, finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ").value(episodeId)
+                .sql(", phase = NULL, queued_at = NULL, finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ").value(episodeId)
                 .sql(" AND status = 'running'")
                 .executeUpdate(em);
         if (n == 1 && status == EpisodeStatus.DONE && checkpointsMayExist) {
@@ -250,9 +250,18 @@ public class EpisodeStore {
                 .setParameter(1, episodeId).setParameter(2, node).executeUpdate();
     }
 
+    /**
+     * A fresh episode that waited in this node's queue has left it: its first write says so (a
+     * trivial one's finish does, in the same UPDATE). 0 rows: it was not marked queued.
+     */
+    public int leftQueue(EntityManager em, String episodeId) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET queued_at = NULL WHERE id = ?1 AND queued_at IS NOT NULL")
+                .setParameter(1, episodeId).executeUpdate();
+    }
+
     /** running → blocked (approval or wait). 0 rows: no longer running here. */
     public int block(EntityManager em, String episodeId, int turnsUsed) {
-        return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'blocked', turns_used = ?1, updated_at = " + now()
+        return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'blocked', turns_used = ?1, queued_at = NULL, updated_at = " + now()
                         + " WHERE id = ?2 AND status = 'running'")
                 .setParameter(1, turnsUsed).setParameter(2, episodeId).executeUpdate();
     }

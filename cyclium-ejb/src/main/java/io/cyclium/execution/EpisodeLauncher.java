@@ -48,6 +48,10 @@ public interface EpisodeLauncher {
      */
     void releaseClaim(HeldClaim claim, String why);
 
+    /** An episode that will not start here after all (canceled in the queue): its first lease goes. */
+    default void dropFirstLease(String episodeId, String why) {
+    }
+
     /** Trigger-only: asks a full node to run an existing episode (e.g. after an approval). */
     default void deferExisting(String episodeId, String actorId, String expectationId, boolean resume) {
         throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());

@@ -131,6 +131,9 @@ public final class EpisodeTask implements Runnable {
         }
         control.claim(claim);
         writes.holding(claim, s.checkpoint().isPresent());
+        if (given != null) {
+            writes.startedFresh();
+        }
         if (exp.isEmpty()) {
             fail(s, "unknown_expectation", "No deployed actor declares " + s.ref().actorId() + "/" + s.ref().expectationId());
             if (!writes.claimSettled()) {

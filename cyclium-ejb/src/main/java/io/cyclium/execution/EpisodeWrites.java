@@ -35,6 +35,7 @@ final class EpisodeWrites {
     private HeldClaim claim;
     private boolean claimSettled;
     private boolean checkpointsExist;
+    private boolean mayBeQueued;
 
     EpisodeWrites(TaskEnvironment env, String episodeId, int firstStepNo) {
         this.env = env;
@@ -52,6 +53,15 @@ final class EpisodeWrites {
         this.checkpointsExist = checkpointsExist;
     }
 
+    /**
+     * The run started from the row as inserted, without the usual claim of the row
+     * ({@code claimRun}): a fresh episode may still be marked queued, and the first journal write
+     * clears that in its transaction (the terminal writes clear it themselves).
+     */
+    void startedFresh() {
+        this.mayBeQueued = true;
+    }
+
     /** True once a terminal write committed together with the lease's settlement. */
     boolean claimSettled() {
         return claimSettled;
@@ -65,8 +75,14 @@ final class EpisodeWrites {
     /** One journal row; false when another owner already wrote this step. */
     boolean journal(String kind, JsonObject detail, String errorClass, String sideEffectKey, Long costMs) {
         int no = stepNo++;
-        boolean written = env.tx().inNewTransaction(
-                em -> env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs));
+        boolean leaveQueue = mayBeQueued;
+        mayBeQueued = false;
+        boolean written = env.tx().inNewTransaction(em -> {
+            if (leaveQueue) {
+                env.store().leftQueue(em, episodeId);
+            }
+            return env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs);
+        });
         if (!written) {
             LOG.info(() -> "Episode " + episodeId + ": step " + no + " was already journaled by another owner");
         }
@@ -91,7 +107,12 @@ final class EpisodeWrites {
      */
     int checkpoint(String stateJson, int stateVersion, String phase, String kind, JsonObject detail) {
         int no = stepNo++;
+        boolean leaveQueue = mayBeQueued;
+        mayBeQueued = false;
         boolean written = env.tx().inNewTransaction(em -> {
+            if (leaveQueue) {
+                env.store().leftQueue(em, episodeId);
+            }
             if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, null, null, null)) {
                 return false;
             }

@@ -50,8 +50,8 @@ public final class LocalRunner implements EpisodeLauncher {
     }
 
     /**
-     * The row, and for an episode that runs here at once (run_node set, not queued) its first
-     * lease, in one transaction: the task then starts with the lease in hand, without a
+     * The row, and for an episode this node runs (at once or from its queue) its first lease, in
+     * one transaction: the task then starts with the lease in hand, without a
      * transaction of its own to take it. A key whose lease row exists already (an earlier
      * episode's, archived since) is left to the task to take over as usual.
      */
@@ -61,7 +61,8 @@ public final class LocalRunner implements EpisodeLauncher {
         // it reads whether the insert won from here, written before the commit.
         AtomicBoolean won = new AtomicBoolean();
         AtomicReference<HeldClaim> lease = new AtomicReference<>();
-        boolean runsHereNow = env.node().equals(episode.runNode()) && !episode.queued();
+        // at once or from this node's queue: either way this node runs it, under this lease
+        boolean runsHereNow = env.node().equals(episode.runNode());
         return env.tx().inCallerTransaction(em -> {
             won.set(env.store().insert(em, episode));
             if (won.get() && runsHereNow) {
@@ -114,7 +115,10 @@ public final class LocalRunner implements EpisodeLauncher {
     public void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handed, Runnable exited) {
         HeldClaim first = firstLeases.remove(episodeId);
         if (first != null && handed != null) {
-            releaseClaim(handed, "episode " + episodeId + " already holds the lease taken with its row");
+            // a sweep took the key over while the episode waited for a slot (the first lease had
+            // lapsed): the handed lease is the newer one, the first is lost
+            env.claims().forget(first);
+            first = null;
         }
         HeldClaim handedClaim = first != null ? first : handed;
         RunControl control = new RunControl(episodeId);
@@ -153,6 +157,7 @@ public final class LocalRunner implements EpisodeLauncher {
 
     @Override
     public void cancelQueued(String episodeId) {
+        dropFirstLease(episodeId, "episode " + episodeId + " was shed from the queue");
         Tx tx = env.tx();
         Optional<EpisodeEntity> row = tx.inNewTransaction(em -> {
             if (env.store().cancelIdle(em, episodeId, true) == 0) {
@@ -166,6 +171,19 @@ public final class LocalRunner implements EpisodeLauncher {
         });
         row.ifPresent(e -> env.finished().accept(new EpisodeFinished(e.id, e.actorId, e.expectationId, "canceled",
                 "canceled", e.workflowInstanceId, e.workflowStepId)));
+    }
+
+    /** Leases taken with their rows whose tasks have not started yet (waiting for a slot): in use. */
+    public Collection<HeldClaim> firstLeases() {
+        return firstLeases.values();
+    }
+
+    @Override
+    public void dropFirstLease(String episodeId, String why) {
+        HeldClaim first = firstLeases.remove(episodeId);
+        if (first != null) {
+            releaseClaim(first, why);
+        }
     }
 
     public Optional<RunControl> control(String episodeId) {

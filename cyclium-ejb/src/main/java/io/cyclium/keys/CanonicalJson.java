@@ -54,13 +54,17 @@ public final class CanonicalJson {
     /** Lowercase hex SHA-256 of the UTF-8 bytes of {@code text}. */
     public static String sha256Hex(String text) {
         Objects.requireNonNull(text, "text");
+        // one digest per thread: getInstance searches the security providers on every call
+        return HexFormat.of().formatHex(SHA_256.get().digest(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must provide SHA-256", e);
         }
-    }
+    });
 
     private static void write(JsonValue value, StringBuilder out) {
         switch (value.getValueType()) {

@@ -277,6 +277,9 @@ public class ActorHost {
         for (ActorRuntime rt : runtimes.values()) {
             inUse.addAll(rt.queuedClaims());
         }
+        if (runner != null) {
+            inUse.addAll(runner.firstLeases());
+        }
         return inUse;
     }
 

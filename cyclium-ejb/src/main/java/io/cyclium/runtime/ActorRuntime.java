@@ -240,7 +240,8 @@ public final class ActorRuntime {
                         slots.startReserved(episode.id(), freshSnapshot(episode));
                         return;
                     }
-                    String shed = slots.enqueueFresh(episode.id(), definition.overflow() == Overflow.SHED_OLDEST);
+                    String shed = slots.enqueueFresh(episode.id(), freshSnapshot(episode),
+                            definition.overflow() == Overflow.SHED_OLDEST);
                     if (shed != null) {
                         launcher.cancelQueued(shed);
                         context.telemetry().count("episode_shed", "actor", definition.id());
@@ -293,7 +294,11 @@ public final class ActorRuntime {
 
     /** Removes an episode from the local queue (cancel before it started). */
     public boolean dequeue(String episodeId) {
-        return slots.dequeue(episodeId);
+        boolean removed = slots.dequeue(episodeId);
+        if (removed) {
+            launcher.dropFirstLease(episodeId, "episode " + episodeId + " was canceled in the queue");
+        }
+        return removed;
     }
 
     /** Called when a task ends, whatever the outcome: frees the slot and starts the next in line. */

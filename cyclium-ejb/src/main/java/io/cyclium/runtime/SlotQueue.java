@@ -31,7 +31,10 @@ final class SlotQueue {
     private static final Logger LOG = Logger.getLogger(SlotQueue.class.getName());
 
     /** An episode waiting for a slot; {@code recovered} entries are never shed. */
-    record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
+    record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, RunSnapshot fresh) {
+        Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
+            this(episodeId, resume, handedClaim, recovered, null);
+        }
     }
 
     private enum Merge { NEW, ALREADY_HERE, LEASE_ADOPTED, LEASE_SURPLUS }
@@ -89,7 +92,7 @@ final class SlotQueue {
      * Queues a freshly inserted episode behind the busy slots; with {@code shedOldest} the oldest
      * queued fresh trigger (never a restart) makes room. Returns the shed episode, or null.
      */
-    String enqueueFresh(String episodeId, boolean shedOldest) {
+    String enqueueFresh(String episodeId, RunSnapshot fresh, boolean shedOldest) {
         String shed = null;
         synchronized (this) {
             if (shedOldest) {
@@ -102,7 +105,7 @@ final class SlotQueue {
                     }
                 }
             }
-            queue.addLast(new Pending(episodeId, false, null, false));
+            queue.addLast(new Pending(episodeId, false, null, false, fresh));
         }
         drain();
         return shed;
@@ -160,7 +163,7 @@ final class SlotQueue {
             return Merge.LEASE_SURPLUS;
         }
         // rare (a late heartbeat): rebuild the queue with the entry, in its place, now holding the lease
-        Pending adopted = new Pending(queued.episodeId(), true, p.handedClaim(), true);
+        Pending adopted = new Pending(queued.episodeId(), true, p.handedClaim(), true, null);
         List<Pending> order = new ArrayList<>(queue);
         order.set(order.indexOf(queued), adopted);
         queue.clear();
@@ -192,7 +195,7 @@ final class SlotQueue {
                 active.add(next.episodeId());
             }
             try {
-                launcher.start(next.episodeId(), null, next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
+                launcher.start(next.episodeId(), next.fresh(), next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
                 synchronized (this) {

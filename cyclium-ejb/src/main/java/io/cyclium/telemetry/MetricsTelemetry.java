@@ -1,5 +1,9 @@
 package io.cyclium.telemetry;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Timer;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,6 +39,10 @@ public class MetricsTelemetry implements Telemetry {
 
     private volatile MetricRegistry registry;
     private volatile boolean warned;
+    // Metrics by name and tags, resolved once: the registry validates every tag with a regular
+    // expression and looks the metric up on each call, a cost paid several times per episode.
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     @PostConstruct
     void init() {
@@ -55,7 +63,7 @@ public class MetricsTelemetry implements Telemetry {
             return;
         }
         try {
-            r.counter("cyclium_" + name, tags(tags)).inc();
+            counter(r, name, tags).inc();
         } catch (RuntimeException e) {
             warnOnce(name, e);
         }
@@ -68,7 +76,7 @@ public class MetricsTelemetry implements Telemetry {
             return;
         }
         try {
-            r.counter("cyclium_" + name, tags(tags)).inc(n);
+            counter(r, name, tags).inc(n);
         } catch (RuntimeException e) {
             warnOnce(name, e);
         }
@@ -81,10 +89,22 @@ public class MetricsTelemetry implements Telemetry {
             return;
         }
         try {
-            r.timer("cyclium_" + name, tags(tags)).update(duration);
+            timers.computeIfAbsent(key(name, tags), k -> r.timer("cyclium_" + name, tags(tags))).update(duration);
         } catch (RuntimeException e) {
             warnOnce(name, e);
         }
+    }
+
+    private Counter counter(MetricRegistry r, String name, String... tags) {
+        return counters.computeIfAbsent(key(name, tags), k -> r.counter("cyclium_" + name, tags(tags)));
+    }
+
+    private static String key(String name, String... tags) {
+        StringBuilder k = new StringBuilder(name);
+        for (String t : tags) {
+            k.append('\u0000').append(t == null ? "none" : t);
+        }
+        return k.toString();
     }
 
     private static Tag[] tags(String... pairs) {

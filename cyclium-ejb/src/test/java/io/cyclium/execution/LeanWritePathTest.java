@@ -112,9 +112,14 @@ class LeanWritePathTest {
         }
 
         NewEpisode fresh(String key) {
+            return fresh(key, false);
+        }
+
+        /** {@code queued}: inserted behind busy slots, to start when one frees. */
+        NewEpisode fresh(String key, boolean queued) {
             return new NewEpisode(UUID.randomUUID().toString(), "lean_actor", "trivial", null,
                     new TriggerInfo(TriggerInfo.EVENT, "lean.tick", key, JsonValue.EMPTY_JSON_OBJECT, null), key, 3,
-                    new Budget(10, Duration.ofMinutes(1)), NODE, false, null, null, null, null);
+                    new Budget(10, Duration.ofMinutes(1)), NODE, queued, null, null, null, null);
         }
 
         /** As the actor runtime does it: insert, and once committed start the task with the row as inserted. */
@@ -169,6 +174,45 @@ class LeanWritePathTest {
         assertThat(rig.tx.transactions()).as("transactions").isEqualTo(2);
         // insert episode, insert lease | finish, journal, settle lease; MariaDB reads its insert back once
         assertThat(rig.tx.statements()).as("statements").isEqualTo(vendor == Vendor.MARIADB ? 6 : 5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void an_episode_that_waited_for_a_slot_holds_the_lease_taken_with_its_row_and_still_costs_two_transactions(Vendor vendor)
+            throws Exception {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode e = rig.fresh(key, true);
+
+        rig.fireAndRun(e, () -> {
+            assertThat(rig.runner.firstLeases()).as("waiting in the queue, its lease is in use (the heartbeat's audit keeps it)")
+                    .singleElement().satisfies(c -> assertThat(c.key()).isEqualTo(key));
+            assertThat(rig.row(e.id()).queuedAt).as("marked queued here").isNotNull();
+        });
+
+        EpisodeEntity row = rig.row(e.id());
+        assertThat(row.status).isEqualTo("done");
+        assertThat(row.queuedAt).as("the finish took it out of the queue").isNull();
+        assertThat(rig.claim(key)).containsEntry("state", "done").containsEntry("fence", 1L);
+        assertThat(rig.runner.firstLeases()).isEmpty();
+        assertThat(rig.tx.transactions()).isEqualTo(2);
+        assertThat(rig.tx.statements()).isEqualTo(vendor == Vendor.MARIADB ? 6 : 5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void a_queued_episode_canceled_before_it_starts_gives_its_lease_back(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode e = rig.fresh(key, true);
+        assertThat(rig.runner.insert(e, ours -> { })).isTrue();
+        assertThat(rig.runner.firstLeases()).hasSize(1);
+
+        rig.runner.dropFirstLease(e.id(), "canceled in the queue");
+
+        assertThat(rig.runner.firstLeases()).isEmpty();
+        assertThat(rig.claim(key)).as("no longer live: recovery or a restart may take the key").containsEntry("state", "failed");
+        assertThat(rig.gate.heldCount()).isZero();
     }
 
     @ParameterizedTest

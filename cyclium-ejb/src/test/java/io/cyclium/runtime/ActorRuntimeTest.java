@@ -126,7 +126,11 @@ class ActorRuntimeTest {
         rt.exited(c);
 
         assertThat(launcher.startedIds()).containsExactly(a, b, c, d);
-        assertThat(launcher.started.get(1).given()).as("a queued episode loads its row when it starts").isNull();
+        assertThat(launcher.started.get(1).given()).as("a fresh queued episode starts from its row as inserted, unread")
+                .satisfies(given -> {
+                    assertThat(given.ref().id()).isEqualTo(b);
+                    assertThat(given.attempts()).isEqualTo(1);
+                });
         assertThat(rt.queuedCount()).isZero();
         assertThat(rt.activeCount()).isEqualTo(1);
     }

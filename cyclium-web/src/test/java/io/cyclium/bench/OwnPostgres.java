@@ -73,6 +73,8 @@ final class OwnPostgres implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         OwnPostgres pg = new OwnPostgres(data, bin, port);
+        // an aborted benchmark (Ctrl-C, SIGTERM) leaves no server behind
+        Runtime.getRuntime().addShutdownHook(new Thread(pg::close, "bench-postgres-stop"));
         pg.admin("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
         pg.admin("CREATE ROLE bench_probe SUPERUSER LOGIN");
         return pg;
@@ -109,7 +111,10 @@ final class OwnPostgres implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (!Files.exists(data)) {
+            return;
+        }
         try {
             boolean root = "root".equals(System.getProperty("user.name"));
             run(asPostgres(root, List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-m", "fast", "-w", "stop")));
