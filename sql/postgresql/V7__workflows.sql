@@ -59,7 +59,8 @@ CREATE INDEX ix_cyclium_wf_steps_episode ON cyclium_workflow_steps (episode_id);
 
 -- Every transition of an instance (step_id NULL) or of one of its steps, with its time, the node
 -- that made it and why. Written in the same transaction as the guarded UPDATE it records, so the
--- journal never shows a transition that lost its race.
+-- journal never shows a transition that lost its race. seq orders entries of one instance that share
+-- a time (one more than the largest so far; two racing writers may tie, which only affects display).
 CREATE TABLE cyclium_workflow_transitions (
     id              VARCHAR(36)  NOT NULL PRIMARY KEY,
     instance_id     VARCHAR(36)  NOT NULL,
@@ -67,6 +68,7 @@ CREATE TABLE cyclium_workflow_transitions (
     from_state      VARCHAR(16),
     to_state        VARCHAR(16)  NOT NULL,
     attempt         INTEGER,
+    seq             BIGINT       DEFAULT 0 NOT NULL,
     node_identity   VARCHAR(255) NOT NULL,
     cause           VARCHAR(1024),
     created_at      TIMESTAMP(6) NOT NULL,
