@@ -399,8 +399,8 @@ public final class WorkflowEngine {
      * {@link #onFinished}; a queued step whose episode runs is marked running; then the instance is
      * advanced (ready steps queued, completion). Due retries run too. Returns instances looked at.
      */
-    public int reconcile(String stack, String env, int limit) {
-        List<String> ids = tx.inNewTransaction(em -> queries.inFlight(em, stack, env, limit));
+    public int reconcile(String stack, boolean anyStack, String env, int limit) {
+        List<String> ids = tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, limit));
         for (String id : ids) {
             reconcileInstance(id);
         }

@@ -75,10 +75,16 @@ public final class WorkflowQueries {
         return rows.stream().map(r -> step((Object[]) r)).toList();
     }
 
-    /** Ids of in-flight instances in this stack/env (null = unset), oldest first: what reconcile walks. */
-    public List<String> inFlight(EntityManager em, String stack, String env, int limit) {
-        List<?> rows = new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE status IN ('pending', 'running', 'blocked') AND ")
-                .is("source_stack", stack).sql(" AND ").is("source_env", env)
+    /**
+     * Ids of in-flight instances of a stack (any with {@code anyStack}) and env (null = unset),
+     * oldest first: what reconcile walks, scoped like the recovery sweep.
+     */
+    public List<String> inFlight(EntityManager em, String stack, boolean anyStack, String env, int limit) {
+        NativeSql sql = new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE status IN ('pending', 'running', 'blocked')");
+        if (!anyStack) {
+            sql.sql(" AND ").is("source_stack", stack);
+        }
+        List<?> rows = sql.sql(" AND ").is("source_env", env)
                 .sql(" ORDER BY started_at, id ").around(limit, vendor::firstRows).query(em).getResultList();
         return rows.stream().map(String.class::cast).toList();
     }

@@ -192,12 +192,12 @@ class WorkflowEngineTest {
         assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.RUNNING);
 
         WorkflowEngine other = engine(db, def, episodes, "n2");
-        other.reconcile(null, null, 100);
+        other.reconcile(null, true, null, 100);
         assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.COMPLETED);
         assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(telemetry.count("workflow_event_replayed")).isEqualTo(1);
 
-        other.reconcile(null, null, 100);
+        other.reconcile(null, true, null, 100);
         assertThat(episodes.stepsLaunched()).as("a second reconcile changes nothing").hasSize(3);
     }
 
@@ -217,7 +217,7 @@ class WorkflowEngineTest {
         assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.QUEUED);
 
         StepEpisodes episodes = new StepEpisodes(db);
-        engine(db, def, episodes, "n2").reconcile(null, null, 100);
+        engine(db, def, episodes, "n2").reconcile(null, true, null, 100);
         assertThat(steps(db, id).get("a").episodeId()).isEqualTo(episodes.only("a", 1).episodeId());
     }
 
@@ -294,7 +294,7 @@ class WorkflowEngineTest {
         engine.onFinished(episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.FAILED, "boom"));
         assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.BLOCKED);
         assertThat(instance(db, id).blockedReason()).contains("step a failed");
-        engine.reconcile(null, null, 100);
+        engine.reconcile(null, true, null, 100);
         assertThat(episodes.stepsLaunched()).as("nothing runs while blocked").containsExactly("a");
 
         engine.resume(id, "ops");
