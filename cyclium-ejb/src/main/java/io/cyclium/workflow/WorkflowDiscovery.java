@@ -25,6 +25,7 @@ public class WorkflowDiscovery implements Extension {
 
     private final Set<Class<?>> found = new CopyOnWriteArraySet<>();
     private volatile List<WorkflowDefinition> definitions = List.of();
+    private final java.util.Map<String, Class<?>> declaredBy = new java.util.concurrent.ConcurrentHashMap<>();
 
     <T> void collect(@Observes @WithAnnotations(Workflow.class) ProcessAnnotatedType<T> type) {
         if (type.getAnnotatedType().isAnnotationPresent(Workflow.class)) {
@@ -38,6 +39,9 @@ public class WorkflowDiscovery implements Extension {
         ordered.sort((a, b) -> a.getName().compareTo(b.getName()));
         List<String> problems = new ArrayList<>();
         List<WorkflowDefinition> defs = check(ordered, actors.definitions(), problems);
+        for (Class<?> type : ordered) {
+            declaredBy.put(type.getAnnotation(Workflow.class).id(), type);
+        }
         problems.forEach(p -> adv.addDeploymentProblem(new IllegalStateException("Invalid Cyclium workflow: " + p)));
         definitions = List.copyOf(defs);
         LOG.info(() -> "Cyclium found " + definitions.size() + " workflow(s): "
@@ -65,5 +69,10 @@ public class WorkflowDiscovery implements Extension {
 
     public List<WorkflowDefinition> definitions() {
         return definitions;
+    }
+
+    /** The class that declares a workflow (to tell demo workflows apart). */
+    public Class<?> declaringClass(String workflowId) {
+        return declaredBy.get(workflowId);
     }
 }

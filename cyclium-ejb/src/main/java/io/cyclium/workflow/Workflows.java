@@ -102,9 +102,13 @@ public class Workflows {
         return queries;
     }
 
-    /** Stores the @Workflow declarations found at deploy (called once the schema is migrated). */
+    /**
+     * Stores the @Workflow declarations found at deploy (called once the schema is migrated); the
+     * demo's only with {@code cyclium.demo.enabled}, as its actor runs only then.
+     */
     public void registerCodeDefinitions() {
-        definitions().registerCode(discovery.definitions());
+        definitions().registerCode(discovery.definitions().stream().filter(d -> config.demoEnabled()
+                || !discovery.declaringClass(d.id()).getName().startsWith("io.cyclium.demo.")).toList());
     }
 
     // ---- what drives the engine -------------------------------------------------------------
