@@ -107,6 +107,14 @@ class WorkflowsIT {
             }
             assertThat(rows).as("6 steps, the flaky one twice").isEqualTo(7);
         }
+
+        // the console draws the DAG: a box per step, linked to its episode, and lists the instance
+        java.net.http.HttpClient browser = ConsoleLogin.admin(base);
+        HttpResponse<String> page = ConsoleLogin.get(browser, base, "workflow.xhtml?id=" + id);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("<svg").contains("data-step=\"flaky\"").contains("attempt 2/3")
+                .contains("episode.xhtml?id=" + steps.get("end").getString("episodeId")).contains("every scheduled step finished");
+        assertThat(ConsoleLogin.get(browser, base, "workflows.xhtml").body()).contains("it_fanout").contains(id);
     }
 
     @Test
