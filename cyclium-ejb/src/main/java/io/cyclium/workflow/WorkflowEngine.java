@@ -103,6 +103,29 @@ public final class WorkflowEngine {
         return id;
     }
 
+    /**
+     * Starts the instance of one schedule bucket (its subject is {@code schedule:<bucket>}), unless
+     * the bucket already has one, in flight or finished: every node's timer asks each tick and one
+     * instance per bucket results. Two nodes asking at once both pass the check; the in-flight
+     * index then lets one insert through (the other's 409 is swallowed here). The check cannot see
+     * a winner that already finished between the loser's check and its insert, which would take a
+     * whole DAG run inside that gap of a few milliseconds.
+     */
+    public Optional<String> startForBucket(WorkflowDefinition def, String bucket, Start start) {
+        String subject = "schedule:" + bucket;
+        if (tx.inNewTransaction(em -> queries.anyFor(em, def.id(), subject))) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(start(def, new Start(start.payload(), subject, null, start.stack(), start.env(), start.cause())));
+        } catch (Problem p) {
+            if (p.status() == 409) {
+                return Optional.empty();
+            }
+            throw p;
+        }
+    }
+
     static String subjectOf(WorkflowDefinition def, JsonObject payload) {
         if (def.subjectKey() == null || def.subjectKey().isBlank()) {
             return "_";

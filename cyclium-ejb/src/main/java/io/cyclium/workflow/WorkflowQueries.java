@@ -97,6 +97,12 @@ public final class WorkflowQueries {
         return rows.stream().map(String.class::cast).findFirst();
     }
 
+    /** Whether the workflow has any instance (in flight or finished) for this subject. */
+    public boolean anyFor(EntityManager em, String workflowId, String subject) {
+        return !new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ").value(workflowId)
+                .sql(" AND subject_value = ").value(subject).query(em).setMaxResults(1).getResultList().isEmpty();
+    }
+
     public List<InstanceRow> instances(EntityManager em, InstanceFilter f, int limit) {
         NativeSql sql = new NativeSql().sql("SELECT " + INSTANCE_COLUMNS + " FROM cyclium_workflow_instances WHERE 1 = 1");
         if (f.workflowId() != null) {

@@ -20,8 +20,9 @@ import jakarta.inject.Inject;
 import java.util.logging.Logger;
 
 /**
- * Stores the code definitions once the schema is there, then every second, on a full node that is
- * not draining, starts the workflow step retries that are due. The due time is a column, so a
+ * Stores the code definitions once the schema is there, then every second starts the instance of
+ * the current bucket of each scheduled workflow (once across the cluster) and, on a full node that
+ * is not draining, the workflow step retries that are due. The due time is a column, so a
  * retry survives any restart; the claim is a conditional UPDATE, so of all the nodes' timers one
  * starts it.
  */
@@ -61,10 +62,15 @@ public class WorkflowTimer {
 
     @Timeout
     void onTimer() {
-        if (modes.nodeMode() != NodeMode.FULL || host.draining()) {
+        if (modes.nodeMode() == NodeMode.DISABLED || host.draining()) {
             return;
         }
-        BackgroundPass.run("workflow_retry", LOG, telemetry, () -> "Workflow retries on " + identity.name()
-                + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::runDueRetries);
+        // a trigger-only node creates scheduled instances too (full nodes run their steps)
+        BackgroundPass.run("workflow_schedule", LOG, telemetry, () -> "Scheduled workflow starts on " + identity.name()
+                + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::startScheduled);
+        if (modes.nodeMode() == NodeMode.FULL) {
+            BackgroundPass.run("workflow_retry", LOG, telemetry, () -> "Workflow retries on " + identity.name()
+                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::runDueRetries);
+        }
     }
 }

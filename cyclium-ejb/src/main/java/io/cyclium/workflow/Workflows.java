@@ -158,6 +158,34 @@ public class Workflows {
         }
     }
 
+    /**
+     * The timer's tick for schedule triggers: the current bucket of every enabled workflow's
+     * {@code every} starts one instance across the cluster (payload {@code scheduledFor}).
+     */
+    public int startScheduled() {
+        int started = 0;
+        java.time.Instant now = clock.instant();
+        for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+            if (!d.enabled()) {
+                continue;
+            }
+            WorkflowDefinition def = definitions().parse(d);
+            for (WorkflowTrigger t : def.triggers()) {
+                if (!WorkflowTrigger.SCHEDULE.equals(t.type())) {
+                    continue;
+                }
+                io.cyclium.timing.ScheduleBuckets buckets = io.cyclium.timing.ScheduleBuckets.every(java.time.Duration.parse(t.every()));
+                JsonObject payload = jakarta.json.Json.createObjectBuilder()
+                        .add("scheduledFor", buckets.bucketStart(now).toString()).build();
+                if (engine().startForBucket(def, buckets.bucket(now), new WorkflowEngine.Start(payload, null, null,
+                        config.stackSlug(), config.env(), "schedule " + t.every())).isPresent()) {
+                    started++;
+                }
+            }
+        }
+        return started;
+    }
+
     /** The retry timer's tick: due retries, claimed once across the cluster. */
     public int runDueRetries() {
         return engine().runDueRetries(BATCH);

@@ -364,4 +364,23 @@ class WorkflowEngineTest {
         assertThat(instance(db, first).status()).isEqualTo(InstanceStatus.CANCELED);
         assertThat(two.start(def, whole())).isNotEqualTo(first);
     }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_schedule_bucket_starts_one_instance_across_engines_even_after_it_finished(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine one = engine(db, def, episodes, "n1");
+        WorkflowEngine two = engine(db, def, episodes, "n2");
+
+        Optional<String> first = one.startForBucket(def, "2026-11-30T12:00:00Z", whole());
+        assertThat(first).isPresent();
+        assertThat(two.startForBucket(def, "2026-11-30T12:00:00Z", whole())).as("in flight").isEmpty();
+        done(one, episodes, "a", 1);
+        assertThat(instance(db, first.get()).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(two.startForBucket(def, "2026-11-30T12:00:00Z", whole())).as("finished, same bucket").isEmpty();
+        assertThat(two.startForBucket(def, "2026-11-30T13:00:00Z", whole())).as("the next bucket").isPresent();
+        assertThat(instance(db, first.get()).subject()).isEqualTo("schedule:2026-11-30T12:00:00Z");
+    }
 }
