@@ -63,6 +63,9 @@ public class RecoverySweep {
     @Inject
     Instance<RecoveryPolicyResolver> resolvers;
 
+    @Inject
+    Event<io.cyclium.runtime.RecoverySwept> swept;
+
     @Resource
     TimerService timers;
 
@@ -88,8 +91,13 @@ public class RecoverySweep {
                 });
     }
 
-    /** One sweep over the given scope (also the API's "run the sweep now"). */
+    /**
+     * One sweep over the given scope (also the API's "run the sweep now"), then the workflow
+     * engine's reconcile of that scope (observers of {@link io.cyclium.runtime.RecoverySwept}).
+     */
     public SweepReport sweep(SweepScope scope) {
-        return recovery.sweep(scope);
+        SweepReport report = recovery.sweep(scope);
+        swept.fire(new io.cyclium.runtime.RecoverySwept(scope.stack(), scope.anyStack(), scope.env()));
+        return report;
     }
 }

@@ -91,6 +91,9 @@ public class ActorHost {
     Event<EpisodeFinished> finishedEvents;
 
     @Inject
+    Event<EventStored> storedEvents;
+
+    @Inject
     @Any
     Instance<Object> beans;
 
@@ -208,6 +211,7 @@ public class ActorHost {
             }
         }
         telemetry.count("event_received", "type", event.type(), "matched", String.valueOf(!matched.isEmpty()));
+        storedEvents.fire(new EventStored(event));
         return matched;
     }
 

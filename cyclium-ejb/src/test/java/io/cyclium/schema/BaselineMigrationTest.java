@@ -41,10 +41,11 @@ class BaselineMigrationTest {
             "cyclium_nodes", "cyclium_episodes", "cyclium_episode_steps", "cyclium_episode_checkpoints",
             "cyclium_findings", "cyclium_outputs", "cyclium_work_claims", "cyclium_trigger_requests",
             "cyclium_actor_definitions", "cyclium_workflow_definitions", "cyclium_workflow_instances",
-            "cyclium_output_records", "cyclium_demo_resources", "cyclium_retention_runs", "cyclium_retention_steps");
+            "cyclium_output_records", "cyclium_demo_resources", "cyclium_retention_runs", "cyclium_retention_steps",
+            "cyclium_workflow_steps", "cyclium_workflow_transitions");
 
     /** The newest migration in sql/&lt;vendor&gt;; every vendor has the same versions. */
-    static final String LATEST_VERSION = "6";
+    static final String LATEST_VERSION = "7";
 
     static final LocalDateTime NOW = LocalDateTime.of(2026, 11, 30, 12, 0);
 

@@ -22,7 +22,8 @@ final class SchemaShape {
 
     /** The "unique among live rows" indexes: built differently on each vendor, so only their names compare. */
     private static final Set<String> LIVE_ROW_INDEXES =
-            Set.of("ux_cyclium_episodes_active_dedupe", "ux_cyclium_findings_key_status_env");
+            Set.of("ux_cyclium_episodes_active_dedupe", "ux_cyclium_findings_key_status_env",
+                    "ux_cyclium_wf_instances_in_flight");
 
     private SchemaShape() {
     }

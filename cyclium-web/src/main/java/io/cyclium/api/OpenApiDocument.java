@@ -72,6 +72,11 @@ public final class OpenApiDocument {
         r.put(io.cyclium.retention.RetentionQueries.Execution.class, "RetentionExecution");
         r.put(io.cyclium.retention.RetentionQueries.Run.class, "RetentionRun");
         r.put(io.cyclium.retention.RetentionQueries.StepCounts.class, "RetentionStep");
+        r.put(io.cyclium.workflow.WorkflowView.class, "Workflow");
+        r.put(io.cyclium.workflow.InstanceView.class, "WorkflowInstance");
+        r.put(io.cyclium.workflow.InstanceDetail.class, "WorkflowInstanceDetail");
+        r.put(io.cyclium.workflow.StepView.class, "WorkflowStep");
+        r.put(io.cyclium.workflow.TransitionRow.class, "WorkflowTransition");
         return Map.copyOf(r);
     }
 

@@ -244,7 +244,8 @@ interface ApiProbes {
         List<String> unknown = List.of(UUID.randomUUID().toString(), "no-such-thing", "' OR '1'='1", "%_", ";--", "ünï");
         int probed = 0;
         for (Operation op : ApiOperations.all()) {
-            if (!op.path().contains("{")) {
+            // PUT /workflows/{id} creates the workflow it names: an unknown id is not an error there
+            if (!op.path().contains("{") || op.toString().equals("PUT /workflows/{id}")) {
                 continue;
             }
             for (String id : unknown) {

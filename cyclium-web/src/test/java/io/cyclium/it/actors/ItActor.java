@@ -19,5 +19,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 @Expectation(id = "waiter", strategy = ItStrategies.Waiter.class)
 @Expectation(id = "restartable", strategy = ItStrategies.Echo.class, recovery = RecoveryPolicy.RESTART)
 @Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
+@Expectation(id = "flaky", strategy = ItStrategies.FlakyOnce.class)
 public class ItActor {
 }

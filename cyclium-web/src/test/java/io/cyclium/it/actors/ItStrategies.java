@@ -67,6 +67,22 @@ public final class ItStrategies {
         }
     }
 
+    /**
+     * A workflow step that fails its first attempt (payload workflow.attempt 1) and finishes on the
+     * next. Not a subclass of Echo: two beans of type Echo would make Echo ambiguous.
+     */
+    @ApplicationScoped
+    public static class FlakyOnce extends Base {
+        @Override
+        public Step decide(Counter s, StepContext ctx) {
+            JsonObject wf = s.payload.getJsonObject("workflow");
+            if (wf != null && wf.getInt("attempt", 1) == 1) {
+                throw new IllegalStateException("fails its first attempt on purpose");
+            }
+            return Step.done("attempt " + (wf == null ? 1 : wf.getInt("attempt")) + " worked");
+        }
+    }
+
     /** Finishes at once (done path, no converge). */
     @ApplicationScoped
     public static class Tick extends Base {

@@ -1,0 +1,15 @@
+package io.cyclium.workflow;
+
+import jakarta.json.JsonObject;
+import java.time.LocalDateTime;
+
+/** One stored instance as the engine reads it (times UTC). */
+public record InstanceRow(String id, String workflowId, String status, String subject, JsonObject payload,
+        String targetStep, String sourceStack, String sourceEnv, long version, LocalDateTime startedAt,
+        LocalDateTime finishedAt, String blockedReason, String errorDetail, Long durationMs, Integer stepsRun,
+        Integer attemptsTotal, Integer retriesTotal, String criticalPath, String stats) {
+
+    public boolean inFlight() {
+        return InstanceStatus.IN_FLIGHT.contains(status);
+    }
+}

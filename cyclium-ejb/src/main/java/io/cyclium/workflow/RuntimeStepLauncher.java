@@ -1,0 +1,64 @@
+package io.cyclium.workflow;
+
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.TriggerInfo;
+import io.cyclium.execution.RunControl;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.ActorRuntime;
+import io.cyclium.runtime.FireRequest;
+import io.cyclium.runtime.FireResult;
+import io.cyclium.store.Tx;
+import jakarta.json.JsonObject;
+import java.util.Optional;
+
+/**
+ * Launches a step's episode through this node's actor runtime, like any trigger: mode, slots and
+ * queue apply, a trigger-only node stores it for a full node to run, and the dedupe key makes a
+ * second launch of the same attempt (any node) a duplicate. The trigger is of type
+ * {@link TriggerInfo#WORKFLOW}; the episode row carries the instance and step ids, which is how
+ * its {@code EpisodeFinished} finds the step again.
+ */
+final class RuntimeStepLauncher implements StepLauncher {
+
+    private final ActorHost host;
+    private final Tx tx;
+
+    RuntimeStepLauncher(ActorHost host, Tx tx) {
+        this.host = host;
+        this.tx = tx;
+    }
+
+    @Override
+    public Launch launch(StepDefinition step, String instanceId, int attempt, String dedupeKey, JsonObject input,
+            String stack, String env) {
+        Optional<ActorRuntime> rt = host.runtime(step.actor());
+        if (rt.isEmpty()) {
+            return new Launch(Kind.UNAVAILABLE, null, "actor " + step.actor() + " does not run on this node");
+        }
+        Optional<ExpectationDefinition> exp = rt.get().definition().expectation(step.expectation());
+        if (exp.isEmpty()) {
+            return new Launch(Kind.UNAVAILABLE, null, "actor " + step.actor() + " has no expectation " + step.expectation());
+        }
+        TriggerInfo trigger = new TriggerInfo(TriggerInfo.WORKFLOW, null, dedupeKey, input, null);
+        FireResult r = rt.get().fire(FireRequest.of(exp.get(), trigger, dedupeKey, true)
+                .in(new ActorRuntime.Scope(stack, env)).forWorkflowStep(instanceId, step.id()));
+        return switch (r.kind()) {
+            case STARTED -> new Launch(Kind.STARTED, r.episodeId(), null);
+            case QUEUED, DEFERRED -> new Launch(Kind.WAITING, r.episodeId(), null);
+            case DUPLICATE -> new Launch(Kind.DUPLICATE, null, "attempt already has its episode");
+            default -> new Launch(Kind.UNAVAILABLE, null, "not accepted here: " + r.kind());
+        };
+    }
+
+    @Override
+    public void cancel(String episodeId) {
+        // the same two moves as an operator's cancel: the flag for whichever node runs it, and the
+        // local task's control when it runs here
+        EpisodeStore store = host.store();
+        if (store != null) {
+            tx.run(em -> store.requestCancel(em, episodeId));
+        }
+        host.localControl(episodeId).ifPresent(RunControl::requestCancel);
+    }
+}

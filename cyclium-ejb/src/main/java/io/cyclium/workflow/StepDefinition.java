@@ -1,0 +1,18 @@
+package io.cyclium.workflow;
+
+import java.util.List;
+
+/**
+ * One step of a workflow: an actor's expectation run as an episode once every step in
+ * {@code dependsOn} has finished. The episode's payload is the instance's payload plus the
+ * summaries of the steps it depends on (see {@link StepInput}). A failed non-critical step does not
+ * fail the instance, and its dependents still run; a step with an approval gate waits, the
+ * instance blocked, until an operator approves it.
+ */
+public record StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
+        boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
+
+    public StepDefinition {
+        dependsOn = List.copyOf(dependsOn);
+    }
+}

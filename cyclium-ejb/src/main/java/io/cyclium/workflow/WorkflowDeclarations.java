@@ -1,0 +1,35 @@
+package io.cyclium.workflow;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** Reads a {@link Workflow} annotation into a definition (unchecked: {@link WorkflowValidation} checks it). */
+public final class WorkflowDeclarations {
+
+    private WorkflowDeclarations() {
+    }
+
+    public static WorkflowDefinition read(Class<?> type) {
+        Workflow w = type.getAnnotation(Workflow.class);
+        if (w == null) {
+            throw new IllegalArgumentException(type.getName() + " has no @Workflow");
+        }
+        List<WorkflowTrigger> triggers = new ArrayList<>();
+        triggers.add(new WorkflowTrigger(WorkflowTrigger.MANUAL, null, List.of(), null));
+        for (String event : w.events()) {
+            triggers.add(new WorkflowTrigger(WorkflowTrigger.EVENT, event, List.of(w.eventFilter()), null));
+        }
+        if (!w.every().isBlank()) {
+            triggers.add(new WorkflowTrigger(WorkflowTrigger.SCHEDULE, null, List.of(), w.every()));
+        }
+        List<StepDefinition> steps = new ArrayList<>();
+        for (WorkflowStep s : w.steps()) {
+            steps.add(new StepDefinition(s.id(), s.actor(), s.expectation(), List.of(s.dependsOn()), s.critical(),
+                    s.approval(), s.onFailure(), new RetryPolicy(s.maxAttempts(), Duration.ofMillis(s.initialDelayMs()),
+                            s.multiplier(), Duration.ofMillis(s.maxDelayMs()), s.jitter(), Set.of(s.nonRetryable()))));
+        }
+        return new WorkflowDefinition(w.id(), w.subjectKey(), triggers, steps);
+    }
+}

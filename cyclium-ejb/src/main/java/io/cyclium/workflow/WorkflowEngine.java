@@ -1,0 +1,553 @@
+package io.cyclium.workflow;
+
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.problem.Problem;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.DoubleSupplier;
+import java.util.function.Function;
+import java.util.logging.Logger;
+
+/**
+ * Drives workflow instances: starts them, queues steps whose dependencies are done, reacts to the
+ * terminal events of step episodes, retries failed steps when due, and reconciles what a node that
+ * was down (or an event nobody heard) left behind.
+ *
+ * <p>Nothing here is held in memory between calls: every decision is read from the database and
+ * every change is a guarded UPDATE in {@link WorkflowStore} that exactly one engine wins. Engines on
+ * all nodes may therefore run any method at any time — two engines handling the same finished
+ * event, a retry claimed by two timers, a reconcile racing a late event — and each transition
+ * still happens once; a step attempt's episode has the dedupe key
+ * {@code workflow:<instance>:<step>:<attempt>}, so even two launches of one attempt start one episode.
+ *
+ * <p>A step runs once every step it depends on is completed or failed for good while not critical.
+ * A critical step failed for good applies its policy: abort (the instance fails, its running steps
+ * are asked to cancel) or pause (the instance is blocked until an operator resumes it or retries
+ * the step). The instance completes when every scheduled step has finished for good and no
+ * critical one failed.
+ */
+public final class WorkflowEngine {
+
+    private static final Logger LOG = Logger.getLogger(WorkflowEngine.class.getName());
+
+    /** What an instance is started with. {@code subject} null = from the definition's subject key. */
+    public record Start(JsonObject payload, String subject, String outcome, String stack, String env, String cause) {
+    }
+
+    private final Tx tx;
+    private final WorkflowStore store;
+    private final WorkflowQueries queries;
+    private final Function<String, Optional<WorkflowDefinition>> definitions;
+    private final StepLauncher launcher;
+    private final Clock clock;
+    private final Telemetry telemetry;
+    private final DoubleSupplier random;
+
+    public WorkflowEngine(Tx tx, WorkflowStore store, WorkflowQueries queries,
+            Function<String, Optional<WorkflowDefinition>> definitions, StepLauncher launcher, Clock clock,
+            Telemetry telemetry, DoubleSupplier random) {
+        this.tx = tx;
+        this.store = store;
+        this.queries = queries;
+        this.definitions = definitions;
+        this.launcher = launcher;
+        this.clock = clock;
+        this.telemetry = telemetry;
+        this.random = random;
+    }
+
+    private LocalDateTime now() {
+        return LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+    }
+
+    // ---- start -------------------------------------------------------------------------------
+
+    /**
+     * Creates an instance (the whole DAG, or an outcome: its target step and exactly that step's
+     * transitive dependencies) and queues its first steps. Refused with 409 when the workflow
+     * already has an instance in flight for the subject, on any node.
+     */
+    public String start(WorkflowDefinition def, Start start) {
+        if (start.outcome() != null && def.step(start.outcome()).isEmpty()) {
+            throw Problem.invalid("outcome", "workflow " + def.id() + " has no step \"" + start.outcome() + "\"");
+        }
+        JsonObject payload = start.payload() == null ? JsonValue.EMPTY_JSON_OBJECT : start.payload();
+        String subject = start.subject() != null && !start.subject().isBlank() ? start.subject() : subjectOf(def, payload);
+        List<StepDefinition> steps = def.scheduledFor(start.outcome());
+        String id = UUID.randomUUID().toString();
+        InstanceRow row = new InstanceRow(id, def.id(), InstanceStatus.PENDING, subject, payload, start.outcome(),
+                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null);
+        boolean created = tx.inNewTransaction(em -> store.insertInstance(em, row, steps, now()));
+        if (!created) {
+            String other = tx.inNewTransaction(em -> queries.inFlightFor(em, def.id(), subject)).orElse("(just finished)");
+            throw Problem.conflict("workflow " + def.id() + " already has an instance in flight for subject \"" + subject
+                    + "\": " + other);
+        }
+        telemetry.count("workflow_instance_started", "workflow", def.id());
+        advance(id);
+        return id;
+    }
+
+    /**
+     * Starts the instance of one schedule bucket (its subject is {@code schedule:<bucket>}), unless
+     * the bucket already has one, in flight or finished: every node's timer asks each tick and one
+     * instance per bucket results. Two nodes asking at once both pass the check; the in-flight
+     * index then lets one insert through (the other's 409 is swallowed here). The check cannot see
+     * a winner that already finished between the loser's check and its insert, which would take a
+     * whole DAG run inside that gap of a few milliseconds.
+     */
+    public Optional<String> startForBucket(WorkflowDefinition def, String bucket, Start start) {
+        String subject = "schedule:" + bucket;
+        if (tx.inNewTransaction(em -> queries.anyFor(em, def.id(), subject))) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(start(def, new Start(start.payload(), subject, null, start.stack(), start.env(), start.cause())));
+        } catch (Problem p) {
+            if (p.status() == 409) {
+                return Optional.empty();
+            }
+            throw p;
+        }
+    }
+
+    static String subjectOf(WorkflowDefinition def, JsonObject payload) {
+        if (def.subjectKey() == null || def.subjectKey().isBlank()) {
+            return "_";
+        }
+        JsonValue at = payload;
+        for (String part : def.subjectKey().split("\\.")) {
+            if (!(at instanceof JsonObject o) || !o.containsKey(part)) {
+                throw Problem.invalid("payload." + def.subjectKey(), "workflow " + def.id() + " takes its subject from payload field \""
+                        + def.subjectKey() + "\", which is missing");
+            }
+            at = o.get(part);
+        }
+        return at instanceof jakarta.json.JsonString s ? s.getString() : at.toString();
+    }
+
+    // ---- advance -----------------------------------------------------------------------------
+
+    /**
+     * Moves an instance forward from what is stored: pending → running, queues every step whose
+     * dependencies are done, completes or fails the instance when nothing is left, and blocks it
+     * when only approval-gated steps could run. Safe to call any number of times from any node.
+     */
+    public void advance(String instanceId) {
+        Optional<InstanceRow> found = tx.inNewTransaction(em -> queries.instance(em, instanceId));
+        if (found.isEmpty()) {
+            return;
+        }
+        InstanceRow instance = found.get();
+        Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
+        if (def.isEmpty()) {
+            LOG.warning(() -> "Workflow instance " + instanceId + " names workflow " + instance.workflowId()
+                    + ", which is not defined here; it waits until a node that knows it reconciles it");
+            return;
+        }
+        if (InstanceStatus.PENDING.equals(instance.status())) {
+            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.PENDING, instance.version(),
+                    InstanceStatus.RUNNING, null, "started", now()));
+            advance(instanceId);
+            return;
+        }
+        if (!InstanceStatus.RUNNING.equals(instance.status())) {
+            return;
+        }
+        List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instanceId));
+        Map<String, StepRow> byId = new HashMap<>();
+        steps.forEach(s -> byId.put(s.stepId(), s));
+        boolean queuedAny = false;
+        List<String> awaitingApproval = new ArrayList<>();
+        for (StepRow s : steps) {
+            if (!StepState.PENDING.equals(s.state())) {
+                continue;
+            }
+            StepDefinition sd = def.get().step(s.stepId()).orElseThrow();
+            if (!ready(sd, byId)) {
+                continue;
+            }
+            if (sd.approval() && s.approvedAt() == null) {
+                awaitingApproval.add(s.stepId());
+                continue;
+            }
+            int won = tx.inNewTransaction(em -> store.queue(em, instanceId, s.stepId(), StepState.PENDING, 0, null,
+                    "dependencies done", now()));
+            if (won == 1) {
+                queuedAny = true;
+                launch(instance, sd, 1, byId);
+            }
+        }
+        if (queuedAny) {
+            return;
+        }
+        boolean active = steps.stream().anyMatch(s -> s.active() || (StepState.FAILED.equals(s.state()) && s.nextAttemptAt() != null));
+        if (active) {
+            return;
+        }
+        if (!awaitingApproval.isEmpty()) {
+            String reason = "step(s) " + awaitingApproval + " await approval";
+            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
+                    InstanceStatus.BLOCKED, reason, reason, now()));
+            return;
+        }
+        if (steps.stream().allMatch(StepRow::finishedForGood)) {
+            complete(instance, def.get(), steps);
+        }
+    }
+
+    /** Every dependency completed, or failed for good without being critical. */
+    private static boolean ready(StepDefinition sd, Map<String, StepRow> byId) {
+        for (String dep : sd.dependsOn()) {
+            StepRow d = byId.get(dep);
+            if (d == null) {
+                continue; // not scheduled (outside an outcome's closure): cannot happen, closure includes deps
+            }
+            boolean done = StepState.COMPLETED.equals(d.state()) || (d.failedForGood() && !d.critical());
+            if (!done) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void complete(InstanceRow instance, WorkflowDefinition def, List<StepRow> steps) {
+        List<String> failedCritical = steps.stream().filter(s -> s.failedForGood() && s.critical()).map(StepRow::stepId).toList();
+        String to = failedCritical.isEmpty() ? InstanceStatus.COMPLETED : InstanceStatus.FAILED;
+        LocalDateTime now = now();
+        InstanceStats stats = InstanceStats.of(def, instance.startedAt(), now, steps);
+        int won = tx.inNewTransaction(em -> store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
+                to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
+                "every scheduled step finished", now));
+        if (won == 1) {
+            telemetry.count(to.equals(InstanceStatus.COMPLETED) ? "workflow_instance_completed" : "workflow_instance_failed",
+                    "workflow", def.id());
+            telemetry.time("workflow_instance_duration", Duration.ofMillis(stats.durationMs()), "workflow", def.id());
+        }
+    }
+
+    private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
+        String key = StepLauncher.dedupeKey(instance.id(), sd.id(), attempt);
+        JsonObject input = input(instance, sd, attempt, byId);
+        StepLauncher.Launch launch = launcher.launch(sd, instance.id(), attempt, key, input, instance.sourceStack(),
+                instance.sourceEnv());
+        String episodeId = launch.episodeId();
+        if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
+            episodeId = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)
+                    .orElse(null);
+        }
+        if (episodeId == null) {
+            LOG.fine(() -> "Step " + sd.id() + " of " + instance.id() + " stays queued here: " + launch.why());
+            return;
+        }
+        String id = episodeId;
+        boolean running = launch.kind() == StepLauncher.Kind.STARTED;
+        tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), sd.id(), attempt, id, running, now()));
+    }
+
+    /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
+    private JsonObject input(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
+        JsonObjectBuilder upstream = Json.createObjectBuilder();
+        for (String dep : sd.dependsOn()) {
+            StepRow d = byId.get(dep);
+            if (d != null && d.episodeId() != null) {
+                String summary = tx.inNewTransaction(em -> queries.episode(em, d.episodeId()))
+                        .map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
+                upstream.add(dep, summary == null ? Json.createObjectBuilder().add("state", d.state()).build()
+                        : Json.createObjectBuilder().add("state", d.state()).add("summary", summary).build());
+            }
+        }
+        return Json.createObjectBuilder(instance.payload())
+                .add("workflow", Json.createObjectBuilder().add("workflowId", instance.workflowId())
+                        .add("instanceId", instance.id()).add("stepId", sd.id()).add("attempt", attempt))
+                .add("upstream", upstream).build();
+    }
+
+    // ---- terminal events ---------------------------------------------------------------------
+
+    /** A step episode ended (the CDI event after its terminal commit, or a replay by reconcile). */
+    public void onFinished(EpisodeFinished event) {
+        if (event.workflowInstanceId() == null || event.workflowStepId() == null) {
+            return;
+        }
+        String instanceId = event.workflowInstanceId();
+        Optional<StepRow> found = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
+                .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst();
+        if (found.isEmpty() || !found.get().active()) {
+            return; // another engine handled it already
+        }
+        StepRow step = found.get();
+        if (step.episodeId() == null) {
+            StepRow unattached = step;
+            // The episode may end before the engine that launched it has recorded it: it is the
+            // attempt's episode when it holds the attempt's dedupe key, so record it here first.
+            String key = StepLauncher.dedupeKey(instanceId, unattached.stepId(), unattached.attempt());
+            boolean ours = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(e -> e.episodeId().equals(event.episodeId()))
+                    .orElse(false);
+            if (!ours) {
+                return;
+            }
+            tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, unattached.stepId(), unattached.attempt(),
+                    event.episodeId(), false, now()));
+            step = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
+                    .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
+        }
+        if (!event.episodeId().equals(step.episodeId()) || !step.active()) {
+            return; // an older attempt's episode, or another engine handled it already
+        }
+        finished(step, event);
+    }
+
+    private void finished(StepRow step, EpisodeFinished event) {
+        String instanceId = step.instanceId();
+        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
+        Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
+        if (def.isEmpty()) {
+            return;
+        }
+        StepDefinition sd = def.get().step(step.stepId()).orElseThrow();
+        LocalDateTime now = now();
+        long ms = step.queuedAt() == null ? 0 : Duration.between(step.queuedAt(), now).toMillis();
+        boolean success = "done".equals(event.status()) || "partially_failed".equals(event.status());
+        if (success) {
+            int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.COMPLETED, null, null, null, ms,
+                    "episode " + event.episodeId() + " " + event.status(), now));
+            if (won == 1) {
+                telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
+            }
+            advance(instanceId);
+            return;
+        }
+        boolean abandoned = !instance.inFlight();
+        Optional<Instant> next = abandoned ? Optional.empty()
+                : sd.retry().nextAttempt(step.attempt(), event.errorClass(), clock.instant(), random);
+        LocalDateTime due = next.map(t -> LocalDateTime.ofInstant(t, ZoneOffset.UTC)).orElse(null);
+        String cause = "episode " + event.episodeId() + " " + event.status()
+                + (event.errorClass() == null ? "" : " (" + event.errorClass() + ")")
+                + (due != null ? "; attempt " + (step.attempt() + 1) + " of " + sd.retry().maxAttempts() + " due " + due
+                        : "; no attempt left");
+        int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.FAILED, due, event.errorClass(),
+                event.status(), ms, cause, now));
+        if (won == 0) {
+            return;
+        }
+        telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
+        if (due == null && sd.critical() && !abandoned) {
+            onCriticalFailure(instance.id(), sd, cause);
+        }
+        advance(instanceId);
+    }
+
+    private void onCriticalFailure(String instanceId, StepDefinition sd, String cause) {
+        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
+        if (!InstanceStatus.RUNNING.equals(instance.status())) {
+            return;
+        }
+        if (sd.onFailure() == FailurePolicy.PAUSE) {
+            String reason = "step " + sd.id() + " failed: resume or retry it";
+            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
+                    InstanceStatus.BLOCKED, reason, "paused: " + cause, now()));
+            return;
+        }
+        end(instance, InstanceStatus.FAILED, "critical step " + sd.id() + " failed (abort): " + cause);
+    }
+
+    /** Ends an in-flight instance as failed or canceled and asks its active steps' episodes to stop. */
+    private boolean end(InstanceRow instance, String to, String cause) {
+        WorkflowDefinition def = definitions.apply(instance.workflowId()).orElse(null);
+        List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instance.id()));
+        LocalDateTime now = now();
+        InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
+                : InstanceStats.of(def, instance.startedAt(), now, steps);
+        int won = tx.inNewTransaction(em -> store.finishInstance(em, instance.id(), instance.status(), instance.version(), to,
+                cause, stats, cause, now));
+        if (won == 0) {
+            return false;
+        }
+        telemetry.count(InstanceStatus.CANCELED.equals(to) ? "workflow_instance_canceled" : "workflow_instance_failed",
+                "workflow", instance.workflowId());
+        steps.stream().filter(s -> s.active() && s.episodeId() != null).forEach(s -> launcher.cancel(s.episodeId()));
+        return true;
+    }
+
+    // ---- retries -----------------------------------------------------------------------------
+
+    /** Starts every retry due by now: each claimed by a conditional UPDATE, so one node runs it. Returns how many it started. */
+    public int runDueRetries(int limit) {
+        LocalDateTime now = now();
+        List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, now, limit));
+        int started = 0;
+        for (StepRow s : due) {
+            int won = tx.inNewTransaction(em -> store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), now,
+                    "retry due " + s.nextAttemptAt(), now));
+            if (won == 1) {
+                started++;
+                telemetry.count("workflow_step_retried", "step", s.stepId());
+                relaunch(s.instanceId(), s.stepId(), s.attempt() + 1);
+            }
+        }
+        return started;
+    }
+
+    private void relaunch(String instanceId, String stepId, int attempt) {
+        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
+        definitions.apply(instance.workflowId()).flatMap(d -> d.step(stepId)).ifPresent(sd -> {
+            Map<String, StepRow> byId = new HashMap<>();
+            tx.inNewTransaction(em -> queries.steps(em, instanceId)).forEach(r -> byId.put(r.stepId(), r));
+            launch(instance, sd, attempt, byId);
+        });
+    }
+
+    // ---- reconcile ---------------------------------------------------------------------------
+
+    /**
+     * Repairs in-flight instances of one stack/env from what is stored, whatever events were
+     * missed: a queued step without its episode gets it (found by its dedupe key, or launched);
+     * an active step whose episode is terminal has that outcome replayed through
+     * {@link #onFinished}; a queued step whose episode runs is marked running; then the instance is
+     * advanced (ready steps queued, completion). Due retries run too. Returns instances looked at.
+     */
+    public int reconcile(String stack, boolean anyStack, String env, int limit) {
+        List<String> ids = tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, limit));
+        for (String id : ids) {
+            reconcileInstance(id);
+        }
+        runDueRetries(limit);
+        return ids.size();
+    }
+
+    void reconcileInstance(String instanceId) {
+        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElse(null);
+        if (instance == null) {
+            return;
+        }
+        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+            if (!s.active()) {
+                continue;
+            }
+            if (s.episodeId() == null) {
+                String key = StepLauncher.dedupeKey(instanceId, s.stepId(), s.attempt());
+                Optional<WorkflowQueries.EpisodeOutcome> existing = tx.inNewTransaction(em -> queries.episodeByKey(em, key));
+                if (existing.isPresent()) {
+                    tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, s.stepId(), s.attempt(),
+                            existing.get().episodeId(), false, now()));
+                    replayIfTerminal(instance, s.stepId(), existing.get());
+                } else if (InstanceStatus.RUNNING.equals(instance.status())) {
+                    relaunch(instanceId, s.stepId(), s.attempt());
+                }
+                continue;
+            }
+            tx.inNewTransaction(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
+                if ("running".equals(e.status()) && StepState.QUEUED.equals(s.state())) {
+                    tx.inNewTransaction(em -> store.markRunning(em, instanceId, s.stepId(), e.episodeId(),
+                            "episode seen running by reconcile", now()));
+                }
+                replayIfTerminal(instance, s.stepId(), e);
+            });
+        }
+        advance(instanceId);
+    }
+
+    private void replayIfTerminal(InstanceRow instance, String stepId, WorkflowQueries.EpisodeOutcome e) {
+        if (io.cyclium.episode.EpisodeStatus.parse(e.status()).map(io.cyclium.episode.EpisodeStatus::terminal).orElse(false)) {
+            telemetry.count("workflow_event_replayed", "workflow", instance.workflowId());
+            WorkflowQueries.EpisodeOutcome o = e;
+            onFinished(new EpisodeFinished(o.episodeId(), null, null, o.status(), o.errorClass(), instance.id(), stepId));
+        }
+    }
+
+    // ---- operators ---------------------------------------------------------------------------
+
+    /** Cancels an in-flight instance; its running steps' episodes are asked to stop. */
+    public void cancel(String instanceId, String by) {
+        InstanceRow instance = mustFind(instanceId);
+        if (!instance.inFlight() || !end(instance, InstanceStatus.CANCELED, "canceled by " + by)) {
+            throw Problem.conflict("instance " + instanceId + " is " + instance.status() + ": only an instance in flight can be canceled");
+        }
+    }
+
+    /**
+     * Resumes a blocked instance: approves the gated steps that are ready and queues again every
+     * critical step that failed for good (the pause policy), then advances.
+     */
+    public void resume(String instanceId, String by) {
+        InstanceRow instance = mustFind(instanceId);
+        if (!InstanceStatus.BLOCKED.equals(instance.status())) {
+            throw Problem.conflict("instance " + instanceId + " is " + instance.status() + ": only a blocked instance can be resumed");
+        }
+        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+            if (StepState.PENDING.equals(s.state()) && s.approvedAt() == null) {
+                tx.inNewTransaction(em -> store.approve(em, instanceId, s.stepId(), by, now()));
+            }
+        }
+        if (tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
+                InstanceStatus.RUNNING, null, "resumed by " + by, now())) == 0) {
+            throw Problem.conflict("instance " + instanceId + " changed while resuming it: read it again");
+        }
+        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+            if (s.failedForGood() && s.critical()) {
+                retryStep(instanceId, s.stepId(), by);
+            }
+        }
+        advance(instanceId);
+    }
+
+    /**
+     * Queues a failed step again (an operator's retry: due now, whatever attempts are left); a
+     * blocked instance runs again. Pending gated steps are approved with {@code approve}.
+     */
+    public void retryStep(String instanceId, String stepId, String by) {
+        InstanceRow instance = mustFind(instanceId);
+        if (!instance.inFlight()) {
+            throw Problem.conflict("instance " + instanceId + " is " + instance.status() + ": steps of a finished instance do not run again");
+        }
+        StepRow step = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream().filter(s -> s.stepId().equals(stepId))
+                .findFirst().orElseThrow(() -> Problem.notFound("instance " + instanceId + " has no step " + stepId));
+        if (!StepState.FAILED.equals(step.state())) {
+            throw Problem.conflict("step " + stepId + " is " + step.state() + ": only a failed step can be retried");
+        }
+        if (tx.inNewTransaction(em -> store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null,
+                "retried by " + by, now())) == 0) {
+            throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
+        }
+        telemetry.count("workflow_step_retried", "step", stepId);
+        if (InstanceStatus.BLOCKED.equals(instance.status())) {
+            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
+                    InstanceStatus.RUNNING, null, "step " + stepId + " retried by " + by, now()));
+        }
+        relaunch(instanceId, stepId, step.attempt() + 1);
+    }
+
+    /** Approves a gated step; a blocked instance runs again. */
+    public void approve(String instanceId, String stepId, String by) {
+        InstanceRow instance = mustFind(instanceId);
+        if (tx.inNewTransaction(em -> store.approve(em, instanceId, stepId, by, now())) == 0) {
+            throw Problem.conflict("step " + stepId + " of " + instanceId + " is not a pending step awaiting approval");
+        }
+        if (InstanceStatus.BLOCKED.equals(instance.status())) {
+            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
+                    InstanceStatus.RUNNING, null, "step " + stepId + " approved by " + by, now()));
+        }
+        advance(instanceId);
+    }
+
+    private InstanceRow mustFind(String instanceId) {
+        return tx.inNewTransaction(em -> queries.instance(em, instanceId))
+                .orElseThrow(() -> Problem.notFound("no workflow instance " + instanceId));
+    }
+}

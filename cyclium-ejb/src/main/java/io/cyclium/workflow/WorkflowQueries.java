@@ -1,0 +1,212 @@
+package io.cyclium.workflow;
+
+import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.JsonText;
+import io.cyclium.store.NativeSql;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import java.sql.Timestamp;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Reads of workflow definitions, instances, steps and journal, for the engine, the API and the console. */
+public final class WorkflowQueries {
+
+    static final String INSTANCE_COLUMNS = "id, workflow_id, status, subject_value, trigger_ref, target_step, source_stack,"
+            + " source_env, version, started_at, finished_at, blocked_reason, error_detail, duration_ms, steps_run,"
+            + " attempts_total, retries_total, critical_path, stats";
+    static final String STEP_COLUMNS = "instance_id, step_id, state, attempt, max_attempts, critical, next_attempt_at,"
+            + " approved_at, episode_id, queued_at, started_at, finished_at, run_ms, error_class, error_detail, version";
+
+    /** A stored definition: its document, where it came from and whether it may start instances. */
+    public record StoredDefinition(String workflowId, String document, String origin, boolean enabled, LocalDateTime updatedAt) {
+    }
+
+    /** What the engine needs of a step's episode. */
+    public record EpisodeOutcome(String episodeId, String status, String errorClass, String summary) {
+    }
+
+    /** Filters for the instance list; null = any. Keyset paging on (started_at, id), newest first. */
+    public record InstanceFilter(String workflowId, String status, String stack, String env, LocalDateTime beforeStarted,
+            String beforeId) {
+    }
+
+    private final DatabaseVendor vendor;
+
+    public WorkflowQueries(DatabaseVendor vendor) {
+        this.vendor = vendor;
+    }
+
+    public Optional<InstanceRow> instance(EntityManager em, String id) {
+        List<?> rows = new NativeSql().sql("SELECT " + INSTANCE_COLUMNS + " FROM cyclium_workflow_instances WHERE id = ")
+                .value(id).query(em).getResultList();
+        return rows.isEmpty() ? Optional.empty() : Optional.of(instance((Object[]) rows.get(0)));
+    }
+
+    public List<StepRow> steps(EntityManager em, String instanceId) {
+        List<?> rows = new NativeSql().sql("SELECT " + STEP_COLUMNS + " FROM cyclium_workflow_steps WHERE instance_id = ")
+                .value(instanceId).sql(" ORDER BY step_id").query(em).getResultList();
+        return rows.stream().map(r -> step((Object[]) r)).toList();
+    }
+
+    public List<TransitionRow> transitions(EntityManager em, String instanceId) {
+        List<?> rows = new NativeSql().sql("SELECT step_id, from_state, to_state, attempt, node_identity, cause, created_at"
+                + " FROM cyclium_workflow_transitions WHERE instance_id = ").value(instanceId)
+                .sql(" ORDER BY created_at, seq, id").query(em).getResultList();
+        List<TransitionRow> out = new ArrayList<>();
+        for (Object r : rows) {
+            Object[] c = (Object[]) r;
+            out.add(new TransitionRow((String) c[0], (String) c[1], (String) c[2], c[3] == null ? null : ((Number) c[3]).intValue(),
+                    (String) c[4], text(c[5]), time(c[6])));
+        }
+        return out;
+    }
+
+    /** The failed steps whose retry is due by {@code now}, in running instances, oldest due first. */
+    public List<StepRow> dueRetries(EntityManager em, LocalDateTime now, int limit) {
+        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
+                + " JOIN cyclium_workflow_instances i ON i.id = s.instance_id"
+                + " WHERE s.state = 'failed' AND s.next_attempt_at <= ").value(Timestamp.valueOf(now))
+                .sql(" AND i.status = 'running' ORDER BY s.next_attempt_at, s.instance_id, s.step_id ")
+                .around(limit, vendor::firstRows).query(em).getResultList();
+        return rows.stream().map(r -> step((Object[]) r)).toList();
+    }
+
+    /**
+     * Ids of in-flight instances of a stack (any with {@code anyStack}) and env (null = unset),
+     * oldest first: what reconcile walks, scoped like the recovery sweep.
+     */
+    public List<String> inFlight(EntityManager em, String stack, boolean anyStack, String env, int limit) {
+        NativeSql sql = new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE status IN ('pending', 'running', 'blocked')");
+        if (!anyStack) {
+            sql.sql(" AND ").is("source_stack", stack);
+        }
+        List<?> rows = sql.sql(" AND ").is("source_env", env)
+                .sql(" ORDER BY started_at, id ").around(limit, vendor::firstRows).query(em).getResultList();
+        return rows.stream().map(String.class::cast).toList();
+    }
+
+    /** The in-flight instance of a workflow for a subject, if any. */
+    public Optional<String> inFlightFor(EntityManager em, String workflowId, String subject) {
+        List<?> rows = new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ").value(workflowId)
+                .sql(" AND subject_value = ").value(subject).sql(" AND status IN ('pending', 'running', 'blocked')")
+                .query(em).getResultList();
+        return rows.stream().map(String.class::cast).findFirst();
+    }
+
+    /** Whether the workflow has any instance (in flight or finished) for this subject. */
+    public boolean anyFor(EntityManager em, String workflowId, String subject) {
+        return !new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ").value(workflowId)
+                .sql(" AND subject_value = ").value(subject).query(em).setMaxResults(1).getResultList().isEmpty();
+    }
+
+    public List<InstanceRow> instances(EntityManager em, InstanceFilter f, int limit) {
+        NativeSql sql = new NativeSql().sql("SELECT " + INSTANCE_COLUMNS + " FROM cyclium_workflow_instances WHERE 1 = 1");
+        if (f.workflowId() != null) {
+            sql.sql(" AND workflow_id = ").value(f.workflowId());
+        }
+        if (f.status() != null) {
+            sql.sql(" AND status = ").value(f.status());
+        }
+        if (f.stack() != null) {
+            sql.sql(" AND source_stack = ").value(f.stack());
+        }
+        if (f.env() != null) {
+            sql.sql(" AND source_env = ").value(f.env());
+        }
+        if (f.beforeStarted() != null) {
+            Timestamp t = Timestamp.valueOf(f.beforeStarted());
+            sql.sql(" AND (started_at < ").value(t).sql(" OR (started_at = ").value(t).sql(" AND id < ").value(f.beforeId())
+                    .sql("))");
+        }
+        List<?> rows = sql.sql(" ORDER BY started_at DESC, id DESC ").around(limit, vendor::firstRows).query(em).getResultList();
+        return rows.stream().map(r -> instance((Object[]) r)).toList();
+    }
+
+    public Optional<EpisodeOutcome> episode(EntityManager em, String episodeId) {
+        List<?> rows = new NativeSql().sql("SELECT id, status, error_class, summary FROM cyclium_episodes WHERE id = ")
+                .value(episodeId).query(em).getResultList();
+        return rows.stream().map(r -> outcome((Object[]) r)).findFirst();
+    }
+
+    /** The live episode holding a dedupe key (the one episode of a step attempt), if it exists. */
+    public Optional<EpisodeOutcome> episodeByKey(EntityManager em, String dedupeKey) {
+        List<?> rows = new NativeSql().sql("SELECT id, status, error_class, summary FROM cyclium_episodes WHERE dedupe_key = ")
+                .value(dedupeKey).sql(" AND archived_at IS NULL").query(em).getResultList();
+        return rows.stream().map(r -> outcome((Object[]) r)).findFirst();
+    }
+
+    public Optional<StoredDefinition> definition(EntityManager em, String workflowId) {
+        return definitions(em).stream().filter(d -> d.workflowId().equals(workflowId)).findFirst();
+    }
+
+    public List<StoredDefinition> definitions(EntityManager em) {
+        List<?> rows = em.createNativeQuery("SELECT workflow_id, document, origin, enabled, updated_at"
+                + " FROM cyclium_workflow_definitions WHERE document IS NOT NULL ORDER BY workflow_id").getResultList();
+        List<StoredDefinition> out = new ArrayList<>();
+        for (Object r : rows) {
+            Object[] c = (Object[]) r;
+            out.add(new StoredDefinition((String) c[0], text(c[1]), (String) c[2], bool(c[3]), time(c[4])));
+        }
+        return out;
+    }
+
+    /** Per workflow: instances by status over the latest {@code window} instances (success rate, last runs). */
+    public List<Object[]> statusCounts(EntityManager em) {
+        return em.createNativeQuery("SELECT workflow_id, status, COUNT(*), MAX(started_at) FROM cyclium_workflow_instances"
+                + " GROUP BY workflow_id, status").getResultList();
+    }
+
+    private static EpisodeOutcome outcome(Object[] c) {
+        return new EpisodeOutcome((String) c[0], (String) c[1], (String) c[2], text(c[3]));
+    }
+
+    private static InstanceRow instance(Object[] c) {
+        String ref = text(c[4]);
+        JsonObject payload = ref == null || ref.isBlank() ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT : JsonText.parseObject(ref);
+        return new InstanceRow((String) c[0], (String) c[1], (String) c[2], (String) c[3], payload, (String) c[5],
+                (String) c[6], (String) c[7], ((Number) c[8]).longValue(), time(c[9]), time(c[10]), (String) c[11], text(c[12]),
+                c[13] == null ? null : ((Number) c[13]).longValue(), intOrNull(c[14]), intOrNull(c[15]), intOrNull(c[16]),
+                text(c[17]), text(c[18]));
+    }
+
+    private static StepRow step(Object[] c) {
+        return new StepRow((String) c[0], (String) c[1], (String) c[2], ((Number) c[3]).intValue(), ((Number) c[4]).intValue(),
+                bool(c[5]), time(c[6]), time(c[7]), (String) c[8], time(c[9]), time(c[10]), time(c[11]),
+                ((Number) c[12]).longValue(), (String) c[13], text(c[14]), ((Number) c[15]).longValue());
+    }
+
+    private static Integer intOrNull(Object o) {
+        return o == null ? null : ((Number) o).intValue();
+    }
+
+    static boolean bool(Object o) {
+        return o instanceof Boolean b ? b : o instanceof Number n && n.intValue() != 0;
+    }
+
+    static LocalDateTime time(Object o) {
+        return o == null ? null : DbClock.toLocalDateTime(o);
+    }
+
+    /** CLOB columns come back as String or as a Clob, by driver. */
+    static String text(Object o) {
+        if (o == null || o instanceof String) {
+            return (String) o;
+        }
+        if (o instanceof java.sql.Clob clob) {
+            try {
+                return clob.getSubString(1, (int) clob.length());
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("cannot read a text column", e);
+            }
+        }
+        return o.toString();
+    }
+
+    private static String prefixed(String prefix, String columns) {
+        return String.join(", ", java.util.Arrays.stream(columns.split(",\\s*")).map(c -> prefix + c.trim()).toList());
+    }
+}

@@ -1,0 +1,37 @@
+package io.cyclium.workflow;
+
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** One step of a {@link Workflow}: see {@link StepDefinition} and {@link RetryPolicy}. */
+@Retention(RetentionPolicy.RUNTIME)
+@Target({})
+public @interface WorkflowStep {
+
+    String id();
+
+    String actor();
+
+    String expectation();
+
+    String[] dependsOn() default {};
+
+    boolean critical() default true;
+
+    boolean approval() default false;
+
+    FailurePolicy onFailure() default FailurePolicy.ABORT;
+
+    int maxAttempts() default 1;
+
+    long initialDelayMs() default 1_000;
+
+    double multiplier() default 2.0;
+
+    long maxDelayMs() default 300_000;
+
+    double jitter() default 0.0;
+
+    String[] nonRetryable() default {};
+}

@@ -1,0 +1,257 @@
+package io.cyclium.workflow;
+
+import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.NativeSql;
+import io.cyclium.store.UniqueInsert;
+import jakarta.persistence.EntityManager;
+import java.sql.Timestamp;
+import java.time.LocalDateTime;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Every write to workflow instances, steps and their journal, each a guarded (state-, attempt- or
+ * episode-checked) conditional UPDATE in the caller's transaction. Engines on several nodes react
+ * to the same events and sweeps; a write that affects zero rows means another engine made that
+ * transition first, which is normal: the caller then does nothing more for it. Each method that
+ * returns a count journals its transition itself when it wins, in the same transaction, so the
+ * journal never records a transition that lost its race.
+ */
+public final class WorkflowStore {
+
+    private final DatabaseVendor vendor;
+    private final String node;
+
+    public WorkflowStore(DatabaseVendor vendor, String node) {
+        this.vendor = vendor;
+        this.node = node;
+    }
+
+    static Timestamp ts(LocalDateTime t) {
+        return Timestamp.valueOf(t);
+    }
+
+    private static Object orNull(Object value) {
+        return value == null ? NativeSql.raw("NULL") : value;
+    }
+
+    // ---- definitions -------------------------------------------------------------------------
+
+    /**
+     * Stores a definition (insert or replace). A code definition is written at every deploy; it
+     * keeps the enabled flag an operator set.
+     */
+    public void saveDefinition(EntityManager em, WorkflowDefinition def, String document, String origin, LocalDateTime now) {
+        String stepIds = String.join(",", def.steps().stream().map(StepDefinition::id).toList());
+        String triggerType = def.triggers().stream().map(WorkflowTrigger::type).filter(t -> !WorkflowTrigger.MANUAL.equals(t))
+                .findFirst().orElse(WorkflowTrigger.MANUAL);
+        String event = def.triggers().stream().map(WorkflowTrigger::event).filter(e -> e != null).findFirst().orElse(null);
+        int updated = new NativeSql().sql("UPDATE cyclium_workflow_definitions SET document = ").value(document)
+                .sql(", origin = ").value(origin).sql(", steps = ").value(stepIds).sql(", trigger_type = ").value(triggerType)
+                .sql(", trigger_event = ").value(orNull(event)).sql(", updated_at = ").value(ts(now))
+                .sql(" WHERE workflow_id = ").value(def.id()).executeUpdate(em);
+        if (updated == 0) {
+            Map<String, Object> columns = new LinkedHashMap<>();
+            columns.put("workflow_id", def.id());
+            columns.put("trigger_type", triggerType);
+            columns.put("trigger_event", event);
+            columns.put("steps", stepIds);
+            columns.put("document", document);
+            columns.put("origin", origin);
+            columns.put("enabled", Boolean.TRUE);
+            columns.put("created_at", ts(now));
+            columns.put("updated_at", ts(now));
+            // two nodes deploying the same code definition at once: the loser's row is the same
+            UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_workflow_definitions", columns));
+        }
+    }
+
+    public int setEnabled(EntityManager em, String workflowId, boolean enabled, LocalDateTime now) {
+        return new NativeSql().sql("UPDATE cyclium_workflow_definitions SET enabled = ").value(enabled)
+                .sql(", updated_at = ").value(ts(now)).sql(" WHERE workflow_id = ").value(workflowId).executeUpdate(em);
+    }
+
+    // ---- instances ---------------------------------------------------------------------------
+
+    /**
+     * Inserts a pending instance and its steps. Returns false, writing nothing, when the workflow
+     * already has an instance in flight for this subject: the unique in-flight index refused it,
+     * whichever node holds the other one.
+     */
+    public boolean insertInstance(EntityManager em, InstanceRow i, List<StepDefinition> steps, LocalDateTime now) {
+        Map<String, Object> columns = new LinkedHashMap<>();
+        columns.put("id", i.id());
+        columns.put("workflow_id", i.workflowId());
+        columns.put("status", InstanceStatus.PENDING);
+        columns.put("step_states", "{\"scheduled\":" + jakarta.json.Json.createArrayBuilder(
+                steps.stream().map(StepDefinition::id).toList()).build() + "}");
+        columns.put("trigger_ref", i.payload().toString());
+        columns.put("subject_value", i.subject());
+        columns.put("target_step", i.targetStep());
+        columns.put("source_stack", i.sourceStack());
+        columns.put("source_env", i.sourceEnv());
+        columns.put("version", 0L);
+        columns.put("started_at", ts(now));
+        columns.put("updated_at", ts(now));
+        if (!UniqueInsert.insert(em, vendor, "cyclium_workflow_instances", i.id(),
+                new NativeSql().insert("cyclium_workflow_instances", columns))) {
+            return false;
+        }
+        for (StepDefinition s : steps) {
+            Map<String, Object> step = new LinkedHashMap<>();
+            step.put("instance_id", i.id());
+            step.put("step_id", s.id());
+            step.put("state", StepState.PENDING);
+            step.put("attempt", 0);
+            step.put("max_attempts", s.retry().maxAttempts());
+            step.put("critical", s.critical());
+            step.put("run_ms", 0L);
+            step.put("version", 0L);
+            step.put("updated_at", ts(now));
+            new NativeSql().insert("cyclium_workflow_steps", step).executeUpdate(em);
+        }
+        journal(em, i.id(), null, null, InstanceStatus.PENDING, null, "created" + (i.targetStep() == null ? ""
+                : " for outcome " + i.targetStep()) + " with " + steps.size() + " step(s)", now);
+        return true;
+    }
+
+    /** Moves an instance from one status to another (version-checked); the blocked reason is set or cleared. */
+    public int moveInstance(EntityManager em, String id, String from, long version, String to, String blockedReason,
+            String cause, LocalDateTime now) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
+                .sql(", version = version + 1, blocked_reason = ").value(orNull(blockedReason))
+                .sql(", updated_at = ").value(ts(now))
+                .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version)
+                .executeUpdate(em);
+        if (n == 1) {
+            journal(em, id, null, from, to, null, cause, now);
+        }
+        return n;
+    }
+
+    /** Ends an in-flight instance (completed, failed or canceled) with its statistics, once. */
+    public int finishInstance(EntityManager em, String id, String from, long version, String to, String error,
+            InstanceStats stats, String cause, LocalDateTime now) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
+                .sql(", version = version + 1, blocked_reason = NULL, error_detail = ").value(orNull(error))
+                .sql(", finished_at = ").value(ts(now)).sql(", duration_ms = ").value(stats.durationMs())
+                .sql(", steps_run = ").value(stats.stepsRun()).sql(", attempts_total = ").value(stats.attempts())
+                .sql(", retries_total = ").value(stats.retries()).sql(", critical_path = ").value(String.join(",", stats.criticalPath()))
+                .sql(", stats = ").value(stats.toJson().toString()).sql(", updated_at = ").value(ts(now))
+                .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version)
+                .executeUpdate(em);
+        if (n == 1) {
+            journal(em, id, null, from, to, null, cause, now);
+        }
+        return n;
+    }
+
+    // ---- steps -------------------------------------------------------------------------------
+
+    /**
+     * Queues a step for attempt {@code attempt + 1}: from pending (its dependencies are done) or
+     * from failed (a retry). {@code dueBy} set means "only if the retry is due by then" (the retry
+     * timer's claim); null means an operator's retry, due now. Exactly one engine wins the attempt.
+     */
+    public int queue(EntityManager em, String instanceId, String stepId, String from, int attempt, LocalDateTime dueBy,
+            String cause, LocalDateTime now) {
+        NativeSql sql = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'queued', attempt = attempt + 1,")
+                .sql(" next_attempt_at = NULL, episode_id = NULL, error_class = NULL, error_detail = NULL, started_at = NULL,")
+                .sql(" finished_at = NULL, queued_at = ").value(ts(now)).sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
+                .sql(" AND state = ").value(from).sql(" AND attempt = ").value(attempt);
+        if (dueBy != null) {
+            sql.sql(" AND next_attempt_at <= ").value(ts(dueBy));
+        }
+        int n = sql.executeUpdate(em);
+        if (n == 1) {
+            journal(em, instanceId, stepId, from, StepState.QUEUED, attempt + 1, cause, now);
+        }
+        return n;
+    }
+
+    /**
+     * Records the episode that runs a queued attempt (its dedupe key is fixed by the attempt, so
+     * whichever engine created it, it is the one episode); {@code running} also moves the step to
+     * running (the episode started on this node).
+     */
+    public int attachEpisode(EntityManager em, String instanceId, String stepId, int attempt, String episodeId,
+            boolean running, LocalDateTime now) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET episode_id = ").value(episodeId)
+                .sql(running ? ", state = 'running', started_at = " : ", started_at = ").value(running ? ts(now) : NativeSql.raw("started_at"))
+                .sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
+                .sql(" AND state = 'queued' AND attempt = ").value(attempt).sql(" AND episode_id IS NULL").executeUpdate(em);
+        if (n == 1 && running) {
+            journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, attempt, "episode " + episodeId + " started", now);
+        }
+        return n;
+    }
+
+    /** queued → running once its episode is seen running (a queued or deferred episode that started since). */
+    public int markRunning(EntityManager em, String instanceId, String stepId, String episodeId, String cause,
+            LocalDateTime now) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'running', started_at = ").value(ts(now))
+                .sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
+                .sql(" AND state = 'queued' AND episode_id = ").value(episodeId).executeUpdate(em);
+        if (n == 1) {
+            journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, null, cause, now);
+        }
+        return n;
+    }
+
+    /**
+     * Ends the attempt run by {@code episodeId}: completed, or failed with the next attempt's due
+     * time (null = failed for good). Guarded by the episode id and an active state, so the same
+     * terminal event seen by several engines (or replayed by reconcile) lands once.
+     */
+    public int finishStep(EntityManager em, StepRow step, String to, LocalDateTime nextAttemptAt, String errorClass,
+            String errorDetail, long attemptMs, String cause, LocalDateTime now) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = ").value(to)
+                .sql(", next_attempt_at = ").value(nextAttemptAt == null ? NativeSql.raw("NULL") : ts(nextAttemptAt))
+                .sql(", error_class = ").value(orNull(errorClass)).sql(", error_detail = ").value(orNull(errorDetail))
+                .sql(", finished_at = ").value(ts(now)).sql(", run_ms = run_ms + ").value(Math.max(0, attemptMs))
+                .sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(" WHERE instance_id = ").value(step.instanceId()).sql(" AND step_id = ").value(step.stepId())
+                .sql(" AND episode_id = ").value(step.episodeId()).sql(" AND state IN ('queued', 'running')")
+                .executeUpdate(em);
+        if (n == 1) {
+            journal(em, step.instanceId(), step.stepId(), step.state(), to, step.attempt(), cause, now);
+        }
+        return n;
+    }
+
+    /** Records an operator's approval of a gated step that has not started. */
+    public int approve(EntityManager em, String instanceId, String stepId, String by, LocalDateTime now) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET approved_at = ").value(ts(now))
+                .sql(", approved_by = ").value(by).sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
+                .sql(" AND state = 'pending' AND approved_at IS NULL").executeUpdate(em);
+        if (n == 1) {
+            journal(em, instanceId, stepId, StepState.PENDING, StepState.PENDING, null, "approved by " + by, now);
+        }
+        return n;
+    }
+
+    // ---- journal -----------------------------------------------------------------------------
+
+    public void journal(EntityManager em, String instanceId, String stepId, String from, String to, Integer attempt,
+            String cause, LocalDateTime now) {
+        Map<String, Object> columns = new LinkedHashMap<>();
+        columns.put("id", UUID.randomUUID().toString());
+        columns.put("instance_id", instanceId);
+        columns.put("step_id", stepId);
+        columns.put("from_state", from);
+        columns.put("to_state", to);
+        columns.put("attempt", attempt);
+        columns.put("seq", ((Number) new NativeSql().sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM cyclium_workflow_transitions"
+                + " WHERE instance_id = ").value(instanceId).query(em).getSingleResult()).longValue());
+        columns.put("node_identity", node);
+        columns.put("cause", cause == null ? null : cause.length() > 1000 ? cause.substring(0, 1000) : cause);
+        columns.put("created_at", ts(now));
+        new NativeSql().insert("cyclium_workflow_transitions", columns).executeUpdate(em);
+    }
+}

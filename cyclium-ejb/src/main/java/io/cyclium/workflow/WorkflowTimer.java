@@ -1,0 +1,76 @@
+package io.cyclium.workflow;
+
+import io.cyclium.config.NodeMode;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.node.NodeModes;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.telemetry.BackgroundPass;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.util.logging.Logger;
+
+/**
+ * Stores the code definitions once the schema is there, then every second starts the instance of
+ * the current bucket of each scheduled workflow (once across the cluster) and, on a full node that
+ * is not draining, the workflow step retries that are due. The due time is a column, so a
+ * retry survives any restart; the claim is a conditional UPDATE, so of all the nodes' timers one
+ * starts it.
+ */
+@Singleton
+@Startup
+@DependsOn("ActorBootstrap")
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class WorkflowTimer {
+
+    private static final Logger LOG = Logger.getLogger(WorkflowTimer.class.getName());
+
+    static final long INTERVAL_MS = 1_000;
+
+    @Inject
+    Workflows workflows;
+
+    @Inject
+    NodeModes modes;
+
+    @Inject
+    ActorHost host;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Telemetry telemetry;
+
+    @Resource
+    TimerService timers;
+
+    @PostConstruct
+    void start() {
+        workflows.registerCodeDefinitions();
+        timers.createIntervalTimer(INTERVAL_MS, INTERVAL_MS, new TimerConfig("cyclium-workflow-retries", false));
+    }
+
+    @Timeout
+    void onTimer() {
+        if (modes.nodeMode() == NodeMode.DISABLED || host.draining()) {
+            return;
+        }
+        // a trigger-only node creates scheduled instances too (full nodes run their steps)
+        BackgroundPass.run("workflow_schedule", LOG, telemetry, () -> "Scheduled workflow starts on " + identity.name()
+                + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::startScheduled);
+        if (modes.nodeMode() == NodeMode.FULL) {
+            BackgroundPass.run("workflow_retry", LOG, telemetry, () -> "Workflow retries on " + identity.name()
+                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::runDueRetries);
+        }
+    }
+}

@@ -1,0 +1,293 @@
+package io.cyclium.workflow;
+
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.config.NodeMode;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.node.NodeModes;
+import io.cyclium.problem.Problem;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.EventStored;
+import io.cyclium.runtime.RecoverySwept;
+import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.JsonText;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.BackgroundPass;
+import io.cyclium.telemetry.Telemetry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * Workflows on this node: the {@link WorkflowEngine} wired to the container (the actor runtime
+ * launches steps, the injected clock, the node's name in the journal), fed by terminal episode
+ * events, recovery sweeps and bus events, and the operations the API and console call.
+ */
+@ApplicationScoped
+public class Workflows {
+
+    private static final Logger LOG = Logger.getLogger(Workflows.class.getName());
+
+    /** Instances reconcile looks at per sweep, and retries the timer starts per tick. */
+    static final int BATCH = 200;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    DatabaseVendor vendor;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    ActorHost host;
+
+    @Inject
+    NodeModes modes;
+
+    @Inject
+    CycliumConfig config;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    Telemetry telemetry;
+
+    @Inject
+    WorkflowDiscovery discovery;
+
+    private volatile WorkflowEngine engine;
+    private volatile WorkflowDefinitions definitions;
+    private volatile WorkflowQueries queries;
+
+    private synchronized void init() {
+        if (engine != null) {
+            return;
+        }
+        WorkflowStore store = new WorkflowStore(vendor, identity.name());
+        queries = new WorkflowQueries(vendor);
+        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions(),
+                () -> LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
+        SecureRandom random = new SecureRandom();
+        engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
+                telemetry, random::nextDouble);
+    }
+
+    WorkflowEngine engine() {
+        init();
+        return engine;
+    }
+
+    WorkflowDefinitions definitions() {
+        init();
+        return definitions;
+    }
+
+    private WorkflowQueries queries() {
+        init();
+        return queries;
+    }
+
+    /**
+     * Stores the @Workflow declarations found at deploy (called once the schema is migrated); the
+     * demo's only with {@code cyclium.demo.enabled}, as its actor runs only then.
+     */
+    public void registerCodeDefinitions() {
+        definitions().registerCode(discovery.definitions().stream().filter(d -> config.demoEnabled()
+                || !discovery.declaringClass(d.id()).getName().startsWith("io.cyclium.demo.")).toList());
+    }
+
+    // ---- what drives the engine -------------------------------------------------------------
+
+    /** A step's episode ended on this node (after its terminal commit). Never throws into the task. */
+    void onFinished(@Observes EpisodeFinished event) {
+        if (event.workflowInstanceId() == null) {
+            return;
+        }
+        BackgroundPass.run("workflow_advance", LOG, telemetry, () -> "Workflow instance " + event.workflowInstanceId()
+                + " could not advance after episode " + event.episodeId() + " of step " + event.workflowStepId()
+                + " ended; the next reconcile after a recovery sweep replays it", () -> engine().onFinished(event));
+    }
+
+    /** After every recovery sweep: replay what no engine heard, launch what no node launched, run due retries. */
+    void onSwept(@Observes RecoverySwept swept) {
+        if (modes.nodeMode() == NodeMode.DISABLED) {
+            return;
+        }
+        BackgroundPass.run("workflow_reconcile", LOG, telemetry, () -> "Workflow reconcile on " + identity.name()
+                + " failed; it runs again after the next recovery sweep",
+                () -> engine().reconcile(swept.stack(), swept.anyStack(), swept.env(), BATCH));
+    }
+
+    /**
+     * Starts an instance of every enabled workflow this event triggers. An instance already in
+     * flight for the subject is the normal answer when the event repeats (counted, not an error).
+     */
+    void onEvent(@Observes EventStored stored) {
+        BackgroundPass.run("workflow_event_start", LOG, telemetry, () -> "Event " + stored.event().type()
+                + " could not start its workflows on " + identity.name(), () -> {
+                    for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+                        WorkflowDefinition def = definitions().parse(d);
+                        if (d.enabled() && def.startedBy(stored.event().type(), stored.event().payload())) {
+                            startFor(def, stored);
+                        }
+                    }
+                });
+    }
+
+    private void startFor(WorkflowDefinition def, EventStored stored) {
+        try {
+            engine().start(def, new WorkflowEngine.Start(stored.event().payload(), null, null, config.stackSlug(),
+                    config.env(), "event " + stored.event().type()));
+        } catch (Problem p) {
+            telemetry.count("workflow_start_refused", "workflow", def.id(), "status", String.valueOf(p.status()));
+        }
+    }
+
+    /**
+     * The timer's tick for schedule triggers: the current bucket of every enabled workflow's
+     * {@code every} starts one instance across the cluster (payload {@code scheduledFor}).
+     */
+    public int startScheduled() {
+        int started = 0;
+        java.time.Instant now = clock.instant();
+        for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+            if (!d.enabled()) {
+                continue;
+            }
+            WorkflowDefinition def = definitions().parse(d);
+            for (WorkflowTrigger t : def.triggers()) {
+                if (!WorkflowTrigger.SCHEDULE.equals(t.type())) {
+                    continue;
+                }
+                io.cyclium.timing.ScheduleBuckets buckets = io.cyclium.timing.ScheduleBuckets.every(java.time.Duration.parse(t.every()));
+                JsonObject payload = jakarta.json.Json.createObjectBuilder()
+                        .add("scheduledFor", buckets.bucketStart(now).toString()).build();
+                if (engine().startForBucket(def, buckets.bucket(now), new WorkflowEngine.Start(payload, null, null,
+                        config.stackSlug(), config.env(), "schedule " + t.every())).isPresent()) {
+                    started++;
+                }
+            }
+        }
+        return started;
+    }
+
+    /** The retry timer's tick: due retries, claimed once across the cluster. */
+    public int runDueRetries() {
+        return engine().runDueRetries(BATCH);
+    }
+
+    // ---- definitions ------------------------------------------------------------------------
+
+    public List<WorkflowView> workflows() {
+        Map<String, Map<String, Long>> counts = new HashMap<>();
+        Map<String, LocalDateTime> last = new HashMap<>();
+        for (Object[] row : tx.inNewTransaction(em -> queries().statusCounts(em))) {
+            String wf = (String) row[0];
+            counts.computeIfAbsent(wf, k -> new LinkedHashMap<>()).put((String) row[1], ((Number) row[2]).longValue());
+            LocalDateTime t = WorkflowQueries.time(row[3]);
+            last.merge(wf, t, (a, b) -> a.isAfter(b) ? a : b);
+        }
+        List<WorkflowView> out = new ArrayList<>();
+        for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+            out.add(view(d, counts.getOrDefault(d.workflowId(), Map.of()), last.get(d.workflowId())));
+        }
+        return out;
+    }
+
+    public WorkflowView workflow(String id) {
+        return workflows().stream().filter(w -> w.id().equals(id)).findFirst()
+                .orElseThrow(() -> Problem.notFound("no workflow " + id));
+    }
+
+    private static WorkflowView view(WorkflowQueries.StoredDefinition d, Map<String, Long> byStatus, LocalDateTime last) {
+        long completed = byStatus.getOrDefault(InstanceStatus.COMPLETED, 0L);
+        long finished = completed + byStatus.getOrDefault(InstanceStatus.FAILED, 0L)
+                + byStatus.getOrDefault(InstanceStatus.CANCELED, 0L);
+        return new WorkflowView(d.workflowId(), d.origin(), d.enabled(), d.updatedAt(), JsonText.parseObject(d.document()),
+                Map.copyOf(byStatus), last, finished == 0 ? null : (double) completed / finished);
+    }
+
+    public WorkflowView put(String id, JsonObject document) {
+        definitions().put(id, document);
+        return workflow(id);
+    }
+
+    public WorkflowView setEnabled(String id, boolean enabled) {
+        definitions().setEnabled(id, enabled);
+        return workflow(id);
+    }
+
+    // ---- instances --------------------------------------------------------------------------
+
+    /** Starts the whole DAG, or an outcome (its target step and that step's transitive dependencies). */
+    public InstanceView start(String workflowId, String outcome, JsonObject payload, String subject, String by) {
+        WorkflowQueries.StoredDefinition stored = definitions().stored(workflowId)
+                .orElseThrow(() -> Problem.notFound("no workflow " + workflowId));
+        if (!stored.enabled()) {
+            throw Problem.conflict("workflow " + workflowId + " is disabled: enable it to start instances");
+        }
+        if (host.draining()) {
+            throw Problem.unavailable("node " + identity.name() + " is shutting down and starts no instances: try another node");
+        }
+        String id = engine().start(definitions().parse(stored),
+                new WorkflowEngine.Start(payload, subject, outcome, config.stackSlug(), config.env(), "started by " + by));
+        return detail(id).instance();
+    }
+
+    /** Newest first, keyset-paged on (started_at, id). */
+    public List<InstanceView> instances(WorkflowQueries.InstanceFilter filter, int limit) {
+        return tx.inNewTransaction(em -> queries().instances(em, filter, limit)).stream().map(InstanceView::of).toList();
+    }
+
+    public InstanceDetail detail(String instanceId) {
+        InstanceRow row = tx.inNewTransaction(em -> queries().instance(em, instanceId))
+                .orElseThrow(() -> Problem.notFound("no workflow instance " + instanceId));
+        Optional<WorkflowDefinition> def = definitions().find(row.workflowId());
+        Map<String, StepRow> steps = new HashMap<>();
+        tx.inNewTransaction(em -> queries().steps(em, instanceId)).forEach(s -> steps.put(s.stepId(), s));
+        List<StepView> ordered = new ArrayList<>();
+        if (def.isPresent()) {
+            def.get().steps().stream().filter(d -> steps.containsKey(d.id()))
+                    .forEach(d -> ordered.add(StepView.of(steps.remove(d.id()), d)));
+        }
+        steps.values().forEach(s -> ordered.add(StepView.of(s, null)));
+        return new InstanceDetail(InstanceView.of(row), row.payload(), ordered,
+                tx.inNewTransaction(em -> queries().transitions(em, instanceId)),
+                row.stats() == null ? null : JsonText.parseObject(row.stats()));
+    }
+
+    public InstanceDetail cancel(String instanceId, String by) {
+        engine().cancel(instanceId, by);
+        return detail(instanceId);
+    }
+
+    public InstanceDetail resume(String instanceId, String by) {
+        engine().resume(instanceId, by);
+        return detail(instanceId);
+    }
+
+    public InstanceDetail retryStep(String instanceId, String stepId, String by) {
+        engine().retryStep(instanceId, stepId, by);
+        return detail(instanceId);
+    }
+
+    public InstanceDetail approve(String instanceId, String stepId, String by) {
+        engine().approve(instanceId, stepId, by);
+        return detail(instanceId);
+    }
+}

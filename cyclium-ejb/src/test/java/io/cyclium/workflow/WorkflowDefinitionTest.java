@@ -1,0 +1,150 @@
+package io.cyclium.workflow;
+
+import static io.cyclium.actor.TestActors.actor;
+import static io.cyclium.actor.TestActors.expectation;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cyclium.actor.ActorDefinition;
+import io.cyclium.actor.Overflow;
+import io.cyclium.problem.Problem;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.Test;
+
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class WorkflowDefinitionTest {
+
+    static final List<ActorDefinition> ACTORS = List.of(actor("worker", Overflow.QUEUE, expectation("work")));
+
+    static JsonObject json(String text) {
+        return Json.createReader(new StringReader(text.replace('\'', '"'))).readObject();
+    }
+
+    static String step(String id, String... deps) {
+        return "{'id':'" + id + "','actor':'worker','expectation':'work','dependsOn':["
+                + String.join(",", java.util.Arrays.stream(deps).map(d -> "'" + d + "'").toList()) + "]}";
+    }
+
+    static WorkflowDefinition parse(String... steps) {
+        return WorkflowJson.parse(json("{'id':'wf','steps':[" + String.join(",", steps) + "]}"));
+    }
+
+    @Test
+    void a_well_formed_dag_passes_and_survives_a_round_trip_through_json() {
+        WorkflowDefinition def = WorkflowJson.parse(json("{'id':'wf','subjectKey':'resource','triggers':[{'type':'event',"
+                + "'event':'changed','filter':['kind=cpu']}],'steps':[" + step("a") + "," + step("b", "a")
+                + ",{'id':'c','actor':'worker','expectation':'work','dependsOn':['a','b'],'critical':false,'approval':true,"
+                + "'onFailure':'pause','retry':{'maxAttempts':4,'initialDelay':'PT2S','multiplier':3,'maxDelay':'PT1M',"
+                + "'jitter':0.25,'nonRetryable':['denied']}}]}"));
+
+        assertThat(WorkflowValidation.check(def, ACTORS)).isEmpty();
+        WorkflowDefinition again = WorkflowJson.parse(WorkflowJson.write(def));
+        assertThat(again).isEqualTo(def);
+        StepDefinition c = again.step("c").orElseThrow();
+        assertThat(c.critical()).isFalse();
+        assertThat(c.approval()).isTrue();
+        assertThat(c.onFailure()).isEqualTo(FailurePolicy.PAUSE);
+        assertThat(c.retry().maxAttempts()).isEqualTo(4);
+        assertThat(c.retry().nonRetryable()).containsExactly("denied");
+        assertThat(def.startedBy("changed", json("{'kind':'cpu'}"))).isTrue();
+        assertThat(def.startedBy("changed", json("{'kind':'disk'}"))).isFalse();
+    }
+
+    @Test
+    void a_cycle_is_refused_naming_the_steps_on_it() {
+        WorkflowDefinition def = parse(step("a", "c"), step("b", "a"), step("c", "b"), step("d"));
+
+        assertThat(WorkflowValidation.check(def, ACTORS)).singleElement().satisfies(issue -> {
+            assertThat(issue.field()).isEqualTo("steps");
+            assertThat(issue.message()).contains("cycle").contains("a -> c -> b -> a");
+        });
+    }
+
+    @Test
+    void a_step_that_depends_on_itself_is_a_cycle() {
+        assertThat(WorkflowValidation.check(parse(step("a", "a")), ACTORS))
+                .extracting(WorkflowValidation.Issue::message).anyMatch(m -> m.contains("a -> a"));
+    }
+
+    @Test
+    void an_unknown_dependency_is_refused_naming_the_field_and_the_step() {
+        assertThat(WorkflowValidation.check(parse(step("a"), step("b", "a", "ghost")), ACTORS)).singleElement()
+                .satisfies(issue -> {
+                    assertThat(issue.field()).isEqualTo("steps[1].dependsOn[1]");
+                    assertThat(issue.message()).contains("\"b\"").contains("unknown step \"ghost\"");
+                });
+    }
+
+    @Test
+    void a_duplicate_step_id_is_refused() {
+        assertThat(WorkflowValidation.check(parse(step("a"), step("a")), ACTORS)).singleElement()
+                .satisfies(issue -> assertThat(issue.toString()).isEqualTo("steps[1].id: duplicate step id \"a\" in workflow wf"));
+    }
+
+    @Test
+    void an_unknown_actor_or_expectation_is_refused() {
+        WorkflowDefinition def = WorkflowJson.parse(json("{'id':'wf','steps':[{'id':'a','actor':'nobody','expectation':'x'},"
+                + "{'id':'b','actor':'worker','expectation':'nothing'}]}"));
+
+        assertThat(WorkflowValidation.check(def, ACTORS)).extracting(WorkflowValidation.Issue::toString).containsExactly(
+                "steps[0].actor: step \"a\" names unknown actor \"nobody\"",
+                "steps[1].expectation: step \"b\": actor \"worker\" has no expectation \"nothing\"");
+    }
+
+    @Test
+    void json_of_the_wrong_shape_is_refused_naming_the_field() {
+        assertThatThrownBy(() -> WorkflowJson.parse(json("{'id':'wf','steps':[{'id':'a','actor':'worker'}]}")))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.field()).isEqualTo("steps[0].expectation"));
+        assertThatThrownBy(() -> WorkflowJson.parse(json("{'id':'wf','steps':[" + step("a").replace("}", ",'retry':{'initialDelay':'soon'}}") + "]}")))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.field()).isEqualTo("steps[0].retry.initialDelay"));
+        assertThatThrownBy(() -> WorkflowJson.parse(json("{'id':'wf','steps':[" + step("a").replace("}", ",'onFailure':'explode'}") + "]}")))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.getMessage()).contains("abort, pause"));
+        assertThatThrownBy(() -> WorkflowJson.parse(json("{'id':'wf','steps':{}}")))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.field()).isEqualTo("steps"));
+    }
+
+    @Test
+    void an_outcome_schedules_its_target_and_exactly_its_transitive_dependencies() {
+        // a -> b -> d, a -> c, e alone; d also needs c
+        WorkflowDefinition def = parse(step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c"), step("e"),
+                step("f", "d"));
+
+        assertThat(def.scheduledFor("d")).extracting(StepDefinition::id).containsExactly("a", "b", "c", "d");
+        assertThat(def.scheduledFor("c")).extracting(StepDefinition::id).containsExactly("a", "c");
+        assertThat(def.scheduledFor("e")).extracting(StepDefinition::id).containsExactly("e");
+        assertThat(def.scheduledFor(null)).hasSize(6);
+        assertThatThrownBy(() -> def.scheduledFor("zzz")).hasMessageContaining("no step \"zzz\"");
+    }
+
+    @Workflow(id = "declared", steps = {
+            @WorkflowStep(id = "one", actor = "worker", expectation = "work"),
+            @WorkflowStep(id = "two", actor = "worker", expectation = "work", dependsOn = "one", maxAttempts = 3)})
+    static class Declared {
+    }
+
+    @Workflow(id = "broken", steps = {
+            @WorkflowStep(id = "one", actor = "worker", expectation = "work", dependsOn = "two"),
+            @WorkflowStep(id = "two", actor = "worker", expectation = "work", dependsOn = "one"),
+            @WorkflowStep(id = "three", actor = "ghost", expectation = "work", dependsOn = "four")})
+    static class Broken {
+    }
+
+    @Test
+    void a_code_declaration_is_read_and_a_broken_one_is_reported_for_the_deployment_to_fail() {
+        List<String> problems = new ArrayList<>();
+        List<WorkflowDefinition> defs = WorkflowDiscovery.check(List.of(Declared.class, Broken.class), ACTORS, problems);
+
+        assertThat(defs).extracting(WorkflowDefinition::id).containsExactly("declared");
+        assertThat(defs.get(0).step("two").orElseThrow().retry().maxAttempts()).isEqualTo(3);
+        assertThat(problems).allMatch(p -> p.startsWith("workflow broken (" + Broken.class.getName() + "): "))
+                .anyMatch(p -> p.contains("steps[2].actor") && p.contains("\"ghost\""))
+                .anyMatch(p -> p.contains("steps[2].dependsOn[0]") && p.contains("\"four\""))
+                .anyMatch(p -> p.contains("cycle") && p.contains("one -> two -> one"));
+    }
+}

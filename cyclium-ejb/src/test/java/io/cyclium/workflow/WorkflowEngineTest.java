@@ -1,0 +1,386 @@
+package io.cyclium.workflow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStatus;
+import io.cyclium.problem.Problem;
+import io.cyclium.testing.Concurrently;
+import io.cyclium.testing.MutableClock;
+import io.cyclium.testing.RecordingTelemetry;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabases;
+import io.cyclium.testing.TestJpa;
+import jakarta.json.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The engine against a real database (H2, PostgreSQL and MariaDB): every transition is a guarded UPDATE,
+ * so these tests run engines as separate objects — two nodes, or one node before and after a
+ * restart — over the same rows. Each test uses a workflow id of its own.
+ */
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class WorkflowEngineTest {
+
+    @RegisterExtension
+    static final TestDatabases databases = new TestDatabases();
+
+    static final Instant T0 = Instant.parse("2026-11-30T12:00:00Z");
+
+    final MutableClock clock = new MutableClock(T0);
+    final RecordingTelemetry telemetry = new RecordingTelemetry();
+
+    static StepDefinition step(String id, String... deps) {
+        return new StepDefinition(id, "worker", "work", List.of(deps), true, false, FailurePolicy.ABORT, RetryPolicy.NONE);
+    }
+
+    static WorkflowDefinition workflow(StepDefinition... steps) {
+        return new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(), List.of(steps));
+    }
+
+    /** a → (b, c) → d: the diamond most tests use. */
+    static WorkflowDefinition diamond() {
+        return workflow(step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c"));
+    }
+
+    WorkflowEngine engine(TestJpa db, WorkflowDefinition def, StepEpisodes episodes, String node) {
+        return new WorkflowEngine(db, new WorkflowStore(db.vendor(), node), new WorkflowQueries(db.vendor()),
+                id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes, clock, telemetry, () -> 0.5);
+    }
+
+    static WorkflowEngine.Start whole() {
+        return new WorkflowEngine.Start(Json.createObjectBuilder().add("resource", "r1").build(), null, null, null, null, "test");
+    }
+
+    InstanceRow instance(TestJpa db, String id) {
+        return db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
+    }
+
+    Map<String, StepRow> steps(TestJpa db, String id) {
+        Map<String, StepRow> out = new java.util.TreeMap<>();
+        db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).steps(em, id)).forEach(s -> out.put(s.stepId(), s));
+        return out;
+    }
+
+    void done(WorkflowEngine engine, StepEpisodes episodes, String stepId, int attempt) {
+        engine.onFinished(episodes.finish(episodes.only(stepId, attempt).episodeId(), EpisodeStatus.DONE, null));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_dag_runs_each_step_after_its_dependencies_and_completes_with_its_statistics(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+
+        String id = engine.start(def, whole());
+        assertThat(episodes.stepsLaunched()).containsExactly("a");
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.RUNNING);
+        assertThat(episodes.only("a", 1).input().getString("resource")).isEqualTo("r1");
+
+        clock.advance(Duration.ofSeconds(2));
+        done(engine, episodes, "a", 1);
+        assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(episodes.only("b", 1).input().getJsonObject("upstream").getJsonObject("a").getString("summary"))
+                .isEqualTo("summary of a");
+        clock.advance(Duration.ofSeconds(1));
+        done(engine, episodes, "c", 1);
+        assertThat(episodes.stepsLaunched()).as("d waits for b").hasSize(3);
+        clock.advance(Duration.ofSeconds(5));
+        done(engine, episodes, "b", 1);
+        clock.advance(Duration.ofSeconds(1));
+        done(engine, episodes, "d", 1);
+
+        InstanceRow done = instance(db, id);
+        assertThat(done.status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(done.durationMs()).isEqualTo(9_000);
+        assertThat(done.stepsRun()).isEqualTo(4);
+        assertThat(done.attemptsTotal()).isEqualTo(4);
+        assertThat(done.retriesTotal()).isZero();
+        assertThat(done.criticalPath()).as("b ran 6 s, c 1 s").isEqualTo("a,b,d");
+        assertThat(done.stats()).contains("\"criticalPathMs\":9000");
+        assertThat(steps(db, id).values()).allMatch(s -> s.state().equals(StepState.COMPLETED));
+        List<TransitionRow> journal = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).transitions(em, id));
+        assertThat(journal).filteredOn(t -> "b".equals(t.stepId())).extracting(TransitionRow::toState)
+                .containsExactly(StepState.QUEUED, StepState.RUNNING, StepState.COMPLETED);
+        assertThat(journal).filteredOn(t -> t.stepId() == null).extracting(TransitionRow::toState)
+                .containsExactly(InstanceStatus.PENDING, InstanceStatus.RUNNING, InstanceStatus.COMPLETED);
+        assertThat(journal).allMatch(t -> "n1".equals(t.node()));
+        assertThat(telemetry.count("workflow_instance_completed")).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_outcome_schedules_and_runs_exactly_its_target_and_the_target_s_dependencies(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c"), step("e"),
+                step("f", "b"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+
+        String id = engine.start(def, new WorkflowEngine.Start(null, null, "b", null, null, "test"));
+        assertThat(steps(db, id).keySet()).containsExactly("a", "b");
+        done(engine, episodes, "a", 1);
+        done(engine, episodes, "b", 1);
+
+        assertThat(episodes.stepsLaunched()).containsExactly("a", "b");
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(instance(db, id).targetStep()).isEqualTo("b");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void two_engines_handling_the_same_finished_event_start_each_successor_exactly_once(Vendor vendor) throws Exception {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine one = engine(db, def, episodes, "n1");
+        WorkflowEngine two = engine(db, def, episodes, "n2");
+        String id = one.start(def, whole());
+
+        EpisodeFinished aDone = episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.DONE, null);
+        Concurrently.run(8, i -> {
+            (i % 2 == 0 ? one : two).onFinished(aDone);
+            return null;
+        });
+
+        assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "b", "c");
+        List<TransitionRow> journal = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).transitions(em, id));
+        assertThat(journal).filteredOn(t -> "a".equals(t.stepId()) && StepState.COMPLETED.equals(t.toState())).hasSize(1);
+        assertThat(journal).filteredOn(t -> "b".equals(t.stepId()) && StepState.QUEUED.equals(t.toState())).hasSize(1);
+
+        // b and c finish at once on two different nodes: d is started once
+        EpisodeFinished bDone = episodes.finish(episodes.only("b", 1).episodeId(), EpisodeStatus.DONE, null);
+        EpisodeFinished cDone = episodes.finish(episodes.only("c", 1).episodeId(), EpisodeStatus.DONE, null);
+        Concurrently.run(2, i -> {
+            if (i == 0) {
+                one.onFinished(bDone);
+            } else {
+                two.onFinished(cDone);
+            }
+            return null;
+        });
+        assertThat(episodes.stepsLaunched()).filteredOn("d"::equals).hasSize(1);
+        two.onFinished(episodes.finish(episodes.only("d", 1).episodeId(), EpisodeStatus.DONE, null));
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_terminal_event_nobody_heard_is_replayed_by_reconcile_on_another_node(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        StepEpisodes episodes = new StepEpisodes(db);
+        String id = engine(db, def, episodes, "n1").start(def, whole());
+
+        episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.DONE, null); // n1 died: the event is lost
+        assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.RUNNING);
+
+        WorkflowEngine other = engine(db, def, episodes, "n2");
+        other.reconcile(null, true, null, 100);
+        assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.COMPLETED);
+        assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "b", "c");
+        assertThat(telemetry.count("workflow_event_replayed")).isEqualTo(1);
+
+        other.reconcile(null, true, null, 100);
+        assertThat(episodes.stepsLaunched()).as("a second reconcile changes nothing").hasSize(3);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_queued_by_a_node_that_died_before_launching_it_is_launched_by_reconcile(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        StepEpisodes nothingStarts = new StepEpisodes(db) {
+            @Override
+            public Launch launch(StepDefinition step, String instanceId, int attempt, String dedupeKey,
+                    jakarta.json.JsonObject input, String stack, String env) {
+                return new Launch(Kind.UNAVAILABLE, null, "actor not on this node");
+            }
+        };
+        String id = engine(db, def, nothingStarts, "n1").start(def, whole());
+        assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.QUEUED);
+
+        StepEpisodes episodes = new StepEpisodes(db);
+        engine(db, def, episodes, "n2").reconcile(null, true, null, 100);
+        assertThat(steps(db, id).get("a").episodeId()).isEqualTo(episodes.only("a", 1).episodeId());
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_retry_follows_the_backoff_schedule_and_survives_a_restart_before_it_is_due(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RetryPolicy retry = new RetryPolicy(3, Duration.ofSeconds(10), 3.0, Duration.ofMinutes(5), 0.0, Set.of("denied"));
+        WorkflowDefinition def = workflow(new StepDefinition("flaky", "worker", "work", List.of(), true, false,
+                FailurePolicy.ABORT, retry));
+        StepEpisodes before = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, before, "n1");
+        String id = engine.start(def, whole());
+
+        engine.onFinished(before.finish(before.only("flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        StepRow failed = steps(db, id).get("flaky");
+        assertThat(failed.state()).isEqualTo(StepState.FAILED);
+        assertThat(failed.nextAttemptAt()).isEqualTo(LocalDateTime.ofInstant(T0.plusSeconds(10), ZoneOffset.UTC));
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.RUNNING);
+
+        // the node restarts: a new engine, a new launcher, nothing in memory
+        StepEpisodes after = new StepEpisodes(db);
+        WorkflowEngine restarted = engine(db, def, after, "n1");
+        clock.advance(Duration.ofSeconds(9));
+        assertThat(restarted.runDueRetries(10)).as("not due yet").isZero();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(restarted.runDueRetries(10)).isEqualTo(1);
+        assertThat(engine(db, def, after, "n2").runDueRetries(10)).as("claimed once").isZero();
+        assertThat(after.only("flaky", 2).input().getJsonObject("workflow").getInt("attempt")).isEqualTo(2);
+
+        restarted.onFinished(after.finish(after.only("flaky", 2).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        assertThat(steps(db, id).get("flaky").nextAttemptAt()).as("10 s * 3")
+                .isEqualTo(LocalDateTime.ofInstant(T0.plusSeconds(10 + 30), ZoneOffset.UTC));
+        clock.advance(Duration.ofSeconds(30));
+        restarted.runDueRetries(10);
+        done(restarted, after, "flaky", 3);
+
+        InstanceRow done = instance(db, id);
+        assertThat(done.status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(done.attemptsTotal()).isEqualTo(3);
+        assertThat(done.retriesTotal()).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_non_retryable_error_fails_the_step_at_once_and_abort_fails_the_instance_and_cancels_running_steps(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RetryPolicy retry = new RetryPolicy(5, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1), 0.0, Set.of("denied"));
+        WorkflowDefinition def = workflow(new StepDefinition("a", "worker", "work", List.of(), true, false,
+                FailurePolicy.ABORT, retry), step("b"), step("c", "a", "b"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = engine.start(def, whole());
+
+        engine.onFinished(episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.FAILED, "denied"));
+
+        assertThat(steps(db, id).get("a").failedForGood()).isTrue();
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.FAILED);
+        assertThat(instance(db, id).errorDetail()).contains("critical step a failed (abort)");
+        assertThat(episodes.canceled).containsOnlyKeys(episodes.only("b", 1).episodeId());
+        assertThat(episodes.stepsLaunched()).doesNotContain("c");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_paused_failure_blocks_the_instance_until_an_operator_resumes_it(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(new StepDefinition("a", "worker", "work", List.of(), true, false,
+                FailurePolicy.PAUSE, RetryPolicy.NONE), step("b", "a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = engine.start(def, whole());
+
+        engine.onFinished(episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.FAILED, "boom"));
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.BLOCKED);
+        assertThat(instance(db, id).blockedReason()).contains("step a failed");
+        engine.reconcile(null, true, null, 100);
+        assertThat(episodes.stepsLaunched()).as("nothing runs while blocked").containsExactly("a");
+
+        engine.resume(id, "ops");
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.RUNNING);
+        done(engine, episodes, "a", 2);
+        done(engine, episodes, "b", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThatThrownBy(() -> engine.resume(id, "ops")).isInstanceOf(Problem.class).hasMessageContaining("completed");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_failed_non_critical_step_lets_its_dependents_run_and_the_instance_complete(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(new StepDefinition("optional", "worker", "work", List.of(), false, false,
+                FailurePolicy.ABORT, RetryPolicy.NONE), step("after", "optional"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = engine.start(def, whole());
+
+        engine.onFinished(episodes.finish(episodes.only("optional", 1).episodeId(), EpisodeStatus.FAILED, "boom"));
+        done(engine, episodes, "after", 1);
+
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(steps(db, id).get("optional").state()).isEqualTo(StepState.FAILED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_approval_gate_blocks_the_instance_until_the_step_is_approved(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("collect"), new StepDefinition("advise", "worker", "work", List.of("collect"),
+                true, true, FailurePolicy.ABORT, RetryPolicy.NONE));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = engine.start(def, whole());
+
+        done(engine, episodes, "collect", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.BLOCKED);
+        assertThat(instance(db, id).blockedReason()).contains("[advise] await approval");
+
+        engine.approve(id, "advise", "ops");
+        done(engine, episodes, "advise", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_second_instance_for_a_subject_in_flight_is_refused_until_the_first_ends(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "resource",
+                List.of(), List.of(step("a")));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine one = engine(db, def, episodes, "n1");
+        WorkflowEngine two = engine(db, def, episodes, "n2");
+        String first = one.start(def, whole());
+
+        assertThatThrownBy(() -> two.start(def, whole())).isInstanceOfSatisfying(Problem.class, p -> {
+            assertThat(p.status()).isEqualTo(409);
+            assertThat(p.getMessage()).contains("subject \"r1\"").contains(first);
+        });
+        String other = two.start(def, new WorkflowEngine.Start(Json.createObjectBuilder().add("resource", "r2").build(),
+                null, null, null, null, "test"));
+        assertThat(other).isNotEqualTo(first);
+
+        one.cancel(first, "ops");
+        assertThat(instance(db, first).status()).isEqualTo(InstanceStatus.CANCELED);
+        assertThat(two.start(def, whole())).isNotEqualTo(first);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_schedule_bucket_starts_one_instance_across_engines_even_after_it_finished(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine one = engine(db, def, episodes, "n1");
+        WorkflowEngine two = engine(db, def, episodes, "n2");
+
+        Optional<String> first = one.startForBucket(def, "2026-11-30T12:00:00Z", whole());
+        assertThat(first).isPresent();
+        assertThat(two.startForBucket(def, "2026-11-30T12:00:00Z", whole())).as("in flight").isEmpty();
+        done(one, episodes, "a", 1);
+        assertThat(instance(db, first.get()).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(two.startForBucket(def, "2026-11-30T12:00:00Z", whole())).as("finished, same bucket").isEmpty();
+        assertThat(two.startForBucket(def, "2026-11-30T13:00:00Z", whole())).as("the next bucket").isPresent();
+        assertThat(instance(db, first.get()).subject()).isEqualTo("schedule:2026-11-30T12:00:00Z");
+    }
+}

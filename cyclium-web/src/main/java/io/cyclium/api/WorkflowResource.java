@@ -1,0 +1,88 @@
+package io.cyclium.api;
+
+import io.cyclium.workflow.InstanceView;
+import io.cyclium.workflow.WorkflowView;
+import io.cyclium.workflow.Workflows;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.util.List;
+
+/**
+ * Workflow definitions: list and read them (with instance counts and success rate), store one as
+ * JSON ({@code PUT /workflows/{id}}: 400 naming the field when it is invalid), enable or disable,
+ * and start an instance ({@code POST /workflows/{id}/instances {"outcome", "payload", "subject"}}:
+ * the whole DAG, or the outcome's target step with exactly its transitive dependencies; 409 when
+ * the workflow has an instance in flight for the subject).
+ */
+@Path("workflows")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class WorkflowResource {
+
+    @Inject
+    Workflows workflows;
+
+    @Context
+    SecurityContext security;
+
+    @GET
+    public List<WorkflowView> list() {
+        return workflows.workflows();
+    }
+
+    @GET
+    @Path("{id}")
+    public WorkflowView get(@PathParam("id") String id) {
+        return workflows.workflow(id);
+    }
+
+    @PUT
+    @Path("{id}")
+    @Consumes(MediaType.WILDCARD)
+    public WorkflowView put(@PathParam("id") String id, String body) {
+        return workflows.put(id, JsonBodies.object(body));
+    }
+
+    @POST
+    @Path("{id}/enable")
+    @Consumes(MediaType.WILDCARD)
+    public WorkflowView enable(@PathParam("id") String id) {
+        return workflows.setEnabled(id, true);
+    }
+
+    @POST
+    @Path("{id}/disable")
+    @Consumes(MediaType.WILDCARD)
+    public WorkflowView disable(@PathParam("id") String id) {
+        return workflows.setEnabled(id, false);
+    }
+
+    @POST
+    @Path("{id}/instances")
+    @Consumes(MediaType.WILDCARD)
+    public Response start(@PathParam("id") String id, String body) {
+        JsonObject o = body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
+        String outcome = JsonBodies.optionalString(o, "outcome");
+        JsonObject payload = JsonBodies.optionalObject(o, "payload");
+        String subject = JsonBodies.optionalString(o, "subject");
+        InstanceView started = workflows.start(id, outcome, payload, subject, caller());
+        return Response.status(Response.Status.CREATED).entity(started).build();
+    }
+
+    private String caller() {
+        return security.getUserPrincipal() == null ? "api" : security.getUserPrincipal().getName();
+    }
+}

@@ -1,0 +1,152 @@
+package io.cyclium.console;
+
+import io.cyclium.problem.Problem;
+import io.cyclium.store.JsonText;
+import io.cyclium.workflow.InstanceView;
+import io.cyclium.workflow.WorkflowQueries;
+import io.cyclium.workflow.WorkflowView;
+import io.cyclium.workflow.Workflows;
+import jakarta.annotation.PostConstruct;
+import jakarta.faces.view.ViewScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import jakarta.json.JsonObject;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * Backs workflows.xhtml: the definitions (origin, enabled, instances by status, success rate, last
+ * start), the latest instances with filters, and for admins: enable/disable and start an instance
+ * (the whole DAG or an outcome) with a JSON payload.
+ */
+@Named("workflowsPage")
+@ViewScoped
+public class WorkflowsPage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+    static final int INSTANCES_SHOWN = 50;
+
+    @Inject
+    Workflows workflows;
+
+    @Inject
+    ConsoleUser user;
+
+    private String workflow;
+    private String status;
+    private String startWorkflow;
+    private String outcome;
+    private String subject;
+    private String payload = "{}";
+    private transient List<WorkflowView> definitions;
+    private transient List<InstanceView> instances;
+
+    @PostConstruct
+    void init() {
+        refresh();
+    }
+
+    public void refresh() {
+        List<WorkflowView> d = ConsoleMessages.attempt(() -> workflows.workflows());
+        definitions = d == null ? List.of() : d;
+        List<InstanceView> i = ConsoleMessages.attempt(() -> workflows.instances(new WorkflowQueries.InstanceFilter(
+                blank(workflow), blank(status), null, null, null, null), INSTANCES_SHOWN));
+        instances = i == null ? List.of() : i;
+    }
+
+    private static String blank(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    public void setEnabled(String id, boolean enabled) {
+        if (user.mayAct((enabled ? "enable" : "disable") + " workflow " + id)) {
+            if (ConsoleMessages.attempt(() -> workflows.setEnabled(id, enabled)) != null) {
+                ConsoleMessages.info("Workflow " + id + (enabled ? " enabled." : " disabled."));
+            }
+        }
+        refresh();
+    }
+
+    public String start() {
+        if (!user.mayAct("start workflow " + startWorkflow)) {
+            return null;
+        }
+        InstanceView started = ConsoleMessages.attempt(() -> {
+            JsonObject body;
+            try {
+                body = JsonText.parseObject(payload == null || payload.isBlank() ? "{}" : payload);
+            } catch (RuntimeException e) {
+                throw Problem.invalid("payload", "the payload is not a JSON object: " + e.getMessage());
+            }
+            return workflows.start(startWorkflow, blank(outcome), body, blank(subject), user.getName());
+        });
+        refresh();
+        return started == null ? null : "/workflow?faces-redirect=true&id=" + started.id();
+    }
+
+    public List<WorkflowView> getDefinitions() {
+        if (definitions == null) {
+            refresh();
+        }
+        return definitions;
+    }
+
+    public List<InstanceView> getInstances() {
+        if (instances == null) {
+            refresh();
+        }
+        return instances;
+    }
+
+    public String percent(Double rate) {
+        return rate == null ? "–" : Math.round(rate * 100) + " %";
+    }
+
+    public String getWorkflow() {
+        return workflow;
+    }
+
+    public void setWorkflow(String workflow) {
+        this.workflow = workflow;
+    }
+
+    public String getStatus() {
+        return status;
+    }
+
+    public void setStatus(String status) {
+        this.status = status;
+    }
+
+    public String getStartWorkflow() {
+        return startWorkflow;
+    }
+
+    public void setStartWorkflow(String startWorkflow) {
+        this.startWorkflow = startWorkflow;
+    }
+
+    public String getOutcome() {
+        return outcome;
+    }
+
+    public void setOutcome(String outcome) {
+        this.outcome = outcome;
+    }
+
+    public String getSubject() {
+        return subject;
+    }
+
+    public void setSubject(String subject) {
+        this.subject = subject;
+    }
+
+    public String getPayload() {
+        return payload;
+    }
+
+    public void setPayload(String payload) {
+        this.payload = payload;
+    }
+}

@@ -1,0 +1,185 @@
+package io.cyclium.it;
+
+import static io.cyclium.it.ApiCalls.admin;
+import static io.cyclium.it.ApiCalls.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.net.URL;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Workflows on a real Payara Micro through the REST API: a code-declared fan-out/fan-in DAG runs
+ * every step as an episode (one per attempt), retries its flaky step, and completes with its
+ * statistics; JSON definitions are checked; approval gates, the pause policy, operator retries,
+ * outcomes and the one-instance-in-flight rule work end to end.
+ */
+@ExtendWith(ArquillianExtension.class)
+@RunAsClient
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class WorkflowsIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return MicroDeployment.productWarWithTestActors();
+    }
+
+    @ArquillianResource
+    URL base;
+
+    private JsonObject call(String method, String path, String body, int status) throws Exception {
+        HttpResponse<String> r = admin(base, method, path, body);
+        assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(status);
+        return r.body().isBlank() ? JsonValue.EMPTY_JSON_OBJECT : json(r).asJsonObject();
+    }
+
+    private JsonObject awaitStatus(String instanceId, String status) {
+        return Await.until(WAIT, "instance " + instanceId + " " + status, () -> {
+            try {
+                JsonObject d = call("GET", "api/workflow-instances/" + instanceId, null, 200);
+                return status.equals(d.getJsonObject("instance").getString("status")) ? d : null;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static Map<String, JsonObject> steps(JsonObject detail) {
+        Map<String, JsonObject> out = new HashMap<>();
+        detail.getJsonArray("steps").forEach(s -> out.put(s.asJsonObject().getString("stepId"), s.asJsonObject()));
+        return out;
+    }
+
+    @Test
+    void the_code_declared_fan_out_dag_runs_every_step_as_an_episode_retries_the_flaky_one_and_completes() throws Exception {
+        String subject = "s-" + UUID.randomUUID();
+        JsonObject started = call("POST", "api/workflows/it_fanout/instances",
+                "{\"payload\": {\"subject\": \"" + subject + "\"}}", 201);
+        String id = started.getString("id");
+        assertThat(started.getString("subject")).isEqualTo(subject);
+
+        JsonObject done = awaitStatus(id, "completed");
+        Map<String, JsonObject> steps = steps(done);
+        assertThat(steps).containsOnlyKeys("start", "left", "middle", "flaky", "join", "end");
+        assertThat(steps.values()).allMatch(s -> s.getString("state").equals("completed"));
+        assertThat(steps.get("flaky").getInt("attempt")).isEqualTo(2);
+        assertThat(steps.get("left").getInt("attempt")).isEqualTo(1);
+        JsonObject instance = done.getJsonObject("instance");
+        assertThat(instance.getInt("stepsRun")).isEqualTo(6);
+        assertThat(instance.getInt("retries")).isEqualTo(1);
+        assertThat(instance.getJsonArray("criticalPath").getString(0)).isEqualTo("start");
+        assertThat(done.getJsonObject("stats").getJsonObject("stepMs").keySet()).hasSize(6);
+        assertThat(done.getJsonArray("transitions").stream().map(JsonValue::asJsonObject)
+                .filter(t -> "flaky".equals(t.getString("stepId", null)) && "queued".equals(t.getString("toState"))))
+                .as("flaky queued twice: first run and retry").hasSize(2);
+
+        // one episode per step attempt, each a WORKFLOW trigger with the deterministic key
+        try (Connection c = MicroDeployment.database();
+                PreparedStatement ps = c.prepareStatement("SELECT workflow_step_id, dedupe_key, trigger_type, status"
+                        + " FROM cyclium_episodes WHERE workflow_instance_id = ? ORDER BY workflow_step_id, dedupe_key")) {
+            ps.setString(1, id);
+            int rows = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                    assertThat(rs.getString(3)).isEqualTo("workflow");
+                    assertThat(rs.getString(2)).startsWith("workflow:" + id + ":" + rs.getString(1) + ":");
+                }
+            }
+            assertThat(rows).as("6 steps, the flaky one twice").isEqualTo(7);
+        }
+
+        // the console draws the DAG: a box per step, linked to its episode, and lists the instance
+        java.net.http.HttpClient browser = ConsoleLogin.admin(base);
+        HttpResponse<String> page = ConsoleLogin.get(browser, base, "workflow.xhtml?id=" + id);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("<svg").contains("data-step=\"flaky\"").contains("attempt 2/3")
+                .contains("episode.xhtml?id=" + steps.get("end").getString("episodeId")).contains("every scheduled step finished");
+        assertThat(ConsoleLogin.get(browser, base, "workflows.xhtml").body()).contains("it_fanout").contains(id);
+    }
+
+    @Test
+    void a_second_start_for_a_subject_in_flight_is_refused_with_409() throws Exception {
+        String subject = "s-" + UUID.randomUUID();
+        String body = "{\"payload\": {\"subject\": \"" + subject + "\"}}";
+        String first = call("POST", "api/workflows/it_fanout/instances", body, 201).getString("id");
+        JsonObject refused = call("POST", "api/workflows/it_fanout/instances", body, 409);
+        assertThat(refused.getString("error")).contains(first);
+        awaitStatus(first, "completed");
+        call("POST", "api/workflows/it_fanout/instances", body, 201);
+    }
+
+    @Test
+    void an_invalid_json_definition_is_refused_naming_the_field() throws Exception {
+        JsonObject cycle = call("PUT", "api/workflows/it_cycle", "{\"id\": \"it_cycle\", \"steps\": ["
+                + "{\"id\": \"a\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"dependsOn\": [\"b\"]},"
+                + "{\"id\": \"b\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"dependsOn\": [\"a\"]}]}", 400);
+        assertThat(cycle.getString("field")).isEqualTo("steps");
+        assertThat(cycle.getString("error")).contains("a -> b -> a");
+        JsonObject unknown = call("PUT", "api/workflows/it_unknown", "{\"id\": \"it_unknown\", \"steps\": ["
+                + "{\"id\": \"a\", \"actor\": \"nobody\", \"expectation\": \"echo\"}]}", 400);
+        assertThat(unknown.getString("field")).isEqualTo("steps[0].actor");
+        call("GET", "api/workflows/it_cycle", null, 404);
+    }
+
+    @Test
+    void a_json_workflow_with_an_approval_gate_and_a_paused_failure_is_steered_through_the_api() throws Exception {
+        String wf = "it_json_" + UUID.randomUUID().toString().substring(0, 8);
+        call("PUT", "api/workflows/" + wf, "{\"id\": \"" + wf + "\", \"steps\": ["
+                + "{\"id\": \"first\", \"actor\": \"it_actor\", \"expectation\": \"flaky\", \"onFailure\": \"pause\"},"
+                + "{\"id\": \"gated\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"dependsOn\": [\"first\"],"
+                + " \"approval\": true},"
+                + "{\"id\": \"other\", \"actor\": \"it_actor\", \"expectation\": \"echo\"}]}", 200);
+        assertThat(call("GET", "api/workflows/" + wf, null, 200).getString("origin")).isEqualTo("api");
+
+        String id = call("POST", "api/workflows/" + wf + "/instances", "{}", 201).getString("id");
+        JsonObject paused = awaitStatus(id, "blocked");
+        assertThat(paused.getJsonObject("instance").getString("blockedReason")).contains("step first failed");
+
+        call("POST", "api/workflow-instances/" + id + "/steps/first/retry", "", 200);
+        JsonObject gated = Await.until(WAIT, "instance " + id + " blocked at the gate", () -> {
+            try {
+                JsonObject d = call("GET", "api/workflow-instances/" + id, null, 200);
+                return d.getJsonObject("instance").getString("blockedReason", "").contains("await approval") ? d : null;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(steps(gated).get("first").getInt("attempt")).isEqualTo(2);
+        call("POST", "api/workflow-instances/" + id + "/steps/gated/approve", "", 200);
+        awaitStatus(id, "completed");
+
+        // an outcome: only "other", nothing else is scheduled
+        String outcome = call("POST", "api/workflows/" + wf + "/instances", "{\"outcome\": \"other\"}", 201).getString("id");
+        assertThat(steps(awaitStatus(outcome, "completed")).keySet()).containsExactly("other");
+
+        call("POST", "api/workflows/" + wf + "/disable", "", 200);
+        call("POST", "api/workflows/" + wf + "/instances", "{}", 409);
+        HttpResponse<String> list = admin(base, "GET", "api/workflow-instances?workflow=" + wf + "&status=completed&limit=1", null);
+        assertThat(list.statusCode()).isEqualTo(200);
+        assertThat(json(list).asJsonArray()).hasSize(1);
+        String cursor = list.headers().firstValue("X-Next-Cursor").orElseThrow();
+        HttpResponse<String> next = admin(base, "GET", "api/workflow-instances?workflow=" + wf + "&status=completed&limit=1"
+                + "&cursor=" + ApiCalls.enc(cursor), null);
+        assertThat(json(list).toString() + json(next).toString()).contains(id).contains(outcome);
+    }
+}
