@@ -42,6 +42,7 @@ public final class WorkflowDefinitions {
 
     /** Writes the code definitions (already checked at deploy); an operator's enabled flag stays. */
     public void registerCode(List<WorkflowDefinition> defs) {
+        this.enabled = null;
         for (WorkflowDefinition def : defs) {
             tx.run(em -> store.saveDefinition(em, def, WorkflowJson.write(def).toString(), CODE, now.get()));
         }
@@ -52,6 +53,7 @@ public final class WorkflowDefinitions {
      * naming its field (the message lists every one). A definition from code cannot be replaced.
      */
     public WorkflowDefinition put(String id, JsonObject document) {
+        this.enabled = null;
         WorkflowDefinition def = WorkflowJson.parse(document);
         if (!def.id().equals(id)) {
             throw Problem.invalid("id", "the body's id \"" + def.id() + "\" is not the id in the path, \"" + id + "\"");
@@ -72,6 +74,7 @@ public final class WorkflowDefinitions {
     }
 
     public void setEnabled(String id, boolean enabled) {
+        this.enabled = null;
         if (tx.inNewTransaction(em -> store.setEnabled(em, id, enabled, now.get())) == 0) {
             throw Problem.notFound("no workflow " + id);
         }
@@ -88,6 +91,29 @@ public final class WorkflowDefinitions {
 
     public List<WorkflowQueries.StoredDefinition> all() {
         return tx.inNewTransaction((EntityManager em) -> queries.definitions(em));
+    }
+
+    /** How long {@link #enabled()} answers from memory: a change made on another node shows within this. */
+    static final long FRESH_FOR_NANOS = 2_000_000_000L;
+
+    private record Enabled(long readAtNanos, List<WorkflowDefinition> definitions) {
+    }
+
+    private volatile Enabled enabled;
+
+    /**
+     * The enabled definitions, read from the database at most once per {@link #FRESH_FOR_NANOS}
+     * (and at once after a change through this node): every stored event asks which workflows it
+     * starts, and a read per event cost a transaction per episode.
+     */
+    public List<WorkflowDefinition> enabled() {
+        Enabled e = enabled;
+        long now = System.nanoTime();
+        if (e == null || now - e.readAtNanos() > FRESH_FOR_NANOS) {
+            e = new Enabled(now, all().stream().filter(WorkflowQueries.StoredDefinition::enabled).map(this::parse).toList());
+            enabled = e;
+        }
+        return e.definitions();
     }
 
     public WorkflowDefinition parse(WorkflowQueries.StoredDefinition stored) {

@@ -140,9 +140,8 @@ public class Workflows {
     void onEvent(@Observes EventStored stored) {
         BackgroundPass.run("workflow_event_start", LOG, telemetry, () -> "Event " + stored.event().type()
                 + " could not start its workflows on " + identity.name(), () -> {
-                    for (WorkflowQueries.StoredDefinition d : definitions().all()) {
-                        WorkflowDefinition def = definitions().parse(d);
-                        if (d.enabled() && def.startedBy(stored.event().type(), stored.event().payload())) {
+                    for (WorkflowDefinition def : definitions().enabled()) {
+                        if (def.startedBy(stored.event().type(), stored.event().payload())) {
                             startFor(def, stored);
                         }
                     }
