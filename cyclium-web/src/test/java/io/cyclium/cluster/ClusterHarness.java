@@ -75,16 +75,16 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** Starts describing a cluster on a fresh database of this vendor. */
     /**
-     * The product's Micro WAR plus the classes of {@code actors}' package (test actors), written to
+     * The product's Micro WAR plus the classes of the packages of {@code packagesOf} (test actors, a test adapter), written to
      * {@code target/cluster/<name>}; deploy it with {@link Builder#war(Path)}.
      */
-    public static Path productWarWith(String name, Class<?> actors) {
+    public static Path productWarWith(String name, Class<?>... packagesOf) {
         java.io.File product = new java.io.File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
         java.io.File out = new java.io.File("target/cluster/" + name);
         out.getParentFile().mkdirs();
         org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
                 .importFrom(product).as(org.jboss.shrinkwrap.api.spec.WebArchive.class)
-                .addPackage(actors.getPackage())
+                .addPackages(false, java.util.Arrays.stream(packagesOf).map(Class::getPackage).toArray(Package[]::new))
                 .as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(out, true);
         return out.toPath();
     }
