@@ -93,6 +93,13 @@ public final class ClusterHarness implements AutoCloseable {
         return new Builder(vendor);
     }
 
+    /** A cluster on a server of this vendor on another loopback port, one the test started itself. */
+    public static Builder on(HarnessDatabase.Vendor vendor, int port) {
+        Builder b = new Builder(vendor);
+        b.port = port;
+        return b;
+    }
+
     public HarnessDatabase database() {
         return database;
     }
@@ -282,6 +289,7 @@ public final class ClusterHarness implements AutoCloseable {
         private final Map<String, Map<String, String>> nodeEnv = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
         private Path customWar;
+        private int port;
 
         /** Deploys this WAR instead of the product's Micro WAR (e.g. the product plus test actors). */
         public Builder war(Path war) {
@@ -343,7 +351,7 @@ public final class ClusterHarness implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            ClusterHarness cluster = new ClusterHarness(run, HarnessDatabase.create(vendor));
+            ClusterHarness cluster = new ClusterHarness(run, port == 0 ? HarnessDatabase.create(vendor) : HarnessDatabase.create(vendor, port));
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
             try {
                 Set<Integer> ports = new HashSet<>();

@@ -191,7 +191,7 @@ public final class ClusterNode {
     /** At most this many bytes of a node's output per start reach its log; the rest is read and dropped. */
     static final long LOG_CAP = 64L * 1024 * 1024;
 
-    private static void copyCapped(java.io.InputStream out, Path log, long cap, String name) {
+    static void copyCapped(java.io.InputStream out, Path log, long cap, String name) {
         Thread copier = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             long written = 0;

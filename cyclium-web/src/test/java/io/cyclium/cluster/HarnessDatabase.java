@@ -24,23 +24,29 @@ public final class HarnessDatabase implements AutoCloseable {
 
     /** The databases a cluster can run on, with their post-boot file, driver and admin access. */
     public enum Vendor {
-        POSTGRESQL("postboot-postgresql.asadmin", "postgresql.jar", 5432, "postgres",
-                "jdbc:postgresql://127.0.0.1:5432/postgres?connectTimeout=5"),
-        MARIADB("postboot-mariadb.asadmin", "mariadb-java-client.jar", 3306, "root",
-                "jdbc:mariadb://127.0.0.1:3306/?connectTimeout=5000");
+        POSTGRESQL("postboot-postgresql.asadmin", "postgresql.jar", 5432, "postgres"),
+        MARIADB("postboot-mariadb.asadmin", "mariadb-java-client.jar", 3306, "root");
 
         private final String postBootFile;
         private final String driverJar;
         private final int port;
         private final String user;
-        private final String adminUrl;
 
-        Vendor(String postBootFile, String driverJar, int port, String user, String adminUrl) {
+        Vendor(String postBootFile, String driverJar, int port, String user) {
             this.postBootFile = postBootFile;
             this.driverJar = driverJar;
             this.port = port;
             this.user = user;
-            this.adminUrl = adminUrl;
+        }
+
+        /** The port of the machine's shared server of this vendor. */
+        public int sharedPort() {
+            return port;
+        }
+
+        String adminUrl(int port) {
+            return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:" + port + "/postgres?connectTimeout=5"
+                    : "jdbc:mariadb://127.0.0.1:" + port + "/?connectTimeout=5000";
         }
 
         /** File name under {@code server-config/payara-micro/}. */
@@ -65,9 +71,9 @@ public final class HarnessDatabase implements AutoCloseable {
                     : "DROP DATABASE IF EXISTS " + name;
         }
 
-        String url(String name) {
-            return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:5432/" + name + "?connectTimeout=5"
-                    : "jdbc:mariadb://127.0.0.1:3306/" + name + "?connectTimeout=5000&transactionIsolation=READ_COMMITTED";
+        String url(int port, String name) {
+            return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?connectTimeout=5"
+                    : "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?connectTimeout=5000&transactionIsolation=READ_COMMITTED";
         }
 
         String howToStart() {
@@ -80,19 +86,26 @@ public final class HarnessDatabase implements AutoCloseable {
     }
 
     private final Vendor vendor;
+    private final int port;
     private final String name;
     private volatile boolean dropped;
 
-    private HarnessDatabase(Vendor vendor, String name) {
+    private HarnessDatabase(Vendor vendor, int port, String name) {
         this.vendor = vendor;
+        this.port = port;
         this.name = name;
     }
 
-    /** Creates an empty database with a random name; the nodes' Flyway fills it at boot. */
+    /** Creates an empty database with a random name on the machine's shared server; the nodes' Flyway fills it at boot. */
     public static HarnessDatabase create(Vendor vendor) {
+        return create(vendor, vendor.port);
+    }
+
+    /** The same on a server of this vendor on another loopback port (one a test started itself). */
+    public static HarnessDatabase create(Vendor vendor, int port) {
         String name = System.getProperty("cyclium.harness.db-prefix", "cyclium_h_") + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        admin(vendor, vendor.createSql(name));
-        return new HarnessDatabase(vendor, name);
+        admin(vendor, port, vendor.createSql(name));
+        return new HarnessDatabase(vendor, port, name);
     }
 
     public Vendor vendor() {
@@ -107,7 +120,7 @@ public final class HarnessDatabase implements AutoCloseable {
     public Map<String, String> nodeEnvironment() {
         return Map.of(
                 "CYCLIUM_DB_HOST", "127.0.0.1",
-                "CYCLIUM_DB_PORT", String.valueOf(vendor.port),
+                "CYCLIUM_DB_PORT", String.valueOf(port),
                 "CYCLIUM_DB_NAME", name,
                 "CYCLIUM_DB_USER", vendor.user,
                 "CYCLIUM_DB_PASSWORD", "");
@@ -115,7 +128,7 @@ public final class HarnessDatabase implements AutoCloseable {
 
     /** A new auto-commit connection to this database; the caller closes it. */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(vendor.url(name), vendor.user, "");
+        return DriverManager.getConnection(vendor.url(port, name), vendor.user, "");
     }
 
     /**
@@ -151,18 +164,18 @@ public final class HarnessDatabase implements AutoCloseable {
             return;
         }
         dropped = true;
-        admin(vendor, vendor.dropSql(name));
+        admin(vendor, port, vendor.dropSql(name));
     }
 
     @Override
     public String toString() {
-        return vendor + " database " + name;
+        return vendor + " database " + name + (port == vendor.port ? "" : " on port " + port);
     }
 
-    private static void admin(Vendor vendor, String sql) {
+    private static void admin(Vendor vendor, int port, String sql) {
         Connection c;
         try {
-            c = DriverManager.getConnection(vendor.adminUrl, vendor.user, "");
+            c = DriverManager.getConnection(vendor.adminUrl(port), vendor.user, "");
         } catch (SQLException e) {
             throw new IllegalStateException(vendor.howToStart() + " (" + e.getMessage() + ")", e);
         }
