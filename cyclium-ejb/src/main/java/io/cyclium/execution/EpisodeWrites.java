@@ -6,6 +6,7 @@ import io.cyclium.claims.HeldClaim;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
@@ -44,7 +45,7 @@ final class EpisodeWrites {
     /** One journal row; false when another owner already wrote this step. */
     boolean journal(String kind, JsonObject detail, String errorClass, String sideEffectKey, Long costMs) {
         int no = stepNo++;
-        boolean written = env.tx().inNewTransaction(
+        boolean written = inTransaction(
                 em -> env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs));
         if (!written) {
             LOG.info(() -> "Episode " + episodeId + ": step " + no + " was already journaled by another owner");
@@ -70,7 +71,7 @@ final class EpisodeWrites {
      */
     int checkpoint(String stateJson, int stateVersion, String phase, String kind, JsonObject detail) {
         int no = stepNo++;
-        boolean written = env.tx().inNewTransaction(em -> {
+        boolean written = inTransaction(em -> {
             if (!env.store().journal(em, episodeId, no, kind, env.node(), detail, null, null, null)) {
                 return false;
             }
@@ -136,10 +137,20 @@ final class EpisodeWrites {
 
     private boolean rowThenJournal(Function<EntityManager, Boolean> work) {
         try {
-            return env.tx().inNewTransaction(work);
+            return inTransaction(work);
         } catch (Undo undone) {
             LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
             return false;
         }
+    }
+
+    /**
+     * Every write of the task: a transaction of its own, run again when the database picked it as
+     * a deadlock victim (nothing of it was applied; its statements are guarded and re-read what
+     * they decide on) instead of ending the episode as a crash.
+     */
+    private <T> T inTransaction(Function<EntityManager, T> work) {
+        return DeadlockRetry.inNewTransaction(env.tx(), work, attempt -> LOG.info(() -> "Episode " + episodeId
+                + ": a write was a deadlock victim (attempt " + attempt + "); running it again"));
     }
 }

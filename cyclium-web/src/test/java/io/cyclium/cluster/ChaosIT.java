@@ -2,7 +2,7 @@ package io.cyclium.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cyclium.cluster.actors.DeliveryLog;
+import io.cyclium.cluster.actors.ChaosLedger;
 import io.cyclium.keys.DedupeKeys;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -27,8 +27,8 @@ import org.junit.jupiter.api.TestInstance;
  * The chaos suite: Payara Micro nodes on a database server of the suite's own (another loopback
  * port; the machine's shared servers are never touched), a client sending {@code chaos.work}
  * events to random nodes and retrying elsewhere ({@link EventLoad}), an actor restarting each
- * episode up to five times whose single output appends a row to {@code it_deliveries} — a ledger
- * <em>without</em> a unique constraint — and faults while the events flow: nodes killed with
+ * episode up to five times whose single output goes to {@link ChaosLedger}: an adapter that
+ * honours the idempotency key, over a ledger <em>without</em> a unique constraint — and faults while the events flow: nodes killed with
  * {@code kill -9} and stopped with SIGTERM and restarted, the database stopped for 30 s, every node
  * restarted in turn (a rolling deploy), MariaDB killed with {@code kill -9}.
  *
@@ -41,7 +41,7 @@ class ChaosIT {
     static final boolean LONG = "long".equals(System.getProperty("cyclium.soak"));
     /** Lease 6 s + stale after 8 s + sweep every 1 s + drain 3 s, and room for the backlog the faults left. */
     static final Duration SETTLE = Duration.ofSeconds(LONG ? 600 : 180);
-    static final String PAYLOAD = "{\"steps\":4,\"stepMs\":400}";
+    static final String PAYLOAD = "{\"steps\":4,\"stepMs\":400,\"output\":\"" + ChaosLedger.TYPE + "\"}";
 
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     abstract static class Chaos {
@@ -65,7 +65,7 @@ class ChaosIT {
                 }
                 cluster = b.start();
                 try (Connection c = cluster.database().connect()) {
-                    DeliveryLog.createTable(c);
+                    ChaosLedger.createTables(c);
                 }
             } catch (RuntimeException | Error e) {
                 server.close();
@@ -141,20 +141,23 @@ class ChaosIT {
                     .toList();
             List<Map<String, Object>> episodes = found.values().stream().flatMap(List::stream).toList();
             List<Map<String, Object>> notDone = episodes.stream().filter(r -> !"done".equals(r.get("status"))).toList();
-            Map<String, Long> ledger = cluster.database().query("SELECT episode_id, COUNT(*) AS n FROM it_deliveries GROUP BY episode_id")
+            Map<String, Long> ledger = cluster.database().query("SELECT episode_id, COUNT(*) AS n FROM it_ledger GROUP BY episode_id")
                     .stream().collect(Collectors.toMap(r -> (String) r.get("episode_id"), r -> ((Number) r.get("n")).longValue()));
             List<String> missingOutput = episodes.stream().filter(r -> "done".equals(r.get("status")))
                     .map(r -> (String) r.get("id")).filter(id -> !ledger.containsKey(id)).toList();
             List<String> doubledOutput = episodes.stream().map(r -> (String) r.get("id"))
                     .filter(id -> ledger.getOrDefault(id, 0L) > 1).toList();
+            long calls = ((Number) cluster.database().query("SELECT COUNT(*) AS n FROM it_ledger_calls").get(0).get("n")).longValue();
+            long rows = ((Number) cluster.database().query("SELECT COUNT(*) AS n FROM it_ledger").get(0).get("n")).longValue();
             int restarts = episodes.stream().mapToInt(r -> ((Number) r.get("attempts")).intValue() - 1).sum();
             String figures = String.format(Locale.ROOT, "[figures] chaos %s %s: %d events sent, %d accepted, %d given up,"
                             + " %d refusals + %d connection errors retried, longest wait for a 2xx %.1f s; %d episodes,"
-                            + " %d extra attempts, %d not done, %d lost, %d duplicated, %d outputs missing, %d doubled;"
+                            + " %d extra attempts, %d not done, %d lost, %d duplicated, %d outputs missing, %d doubled"
+                            + " (suite so far: %d adapter calls for %d ledger rows);"
                             + " all terminal %s after the last fault",
                     vendor(), variant, load.sent(), load.accepted().size(), load.givenUp().size(), load.refusals(),
                     load.connectionErrors(), load.longestDelay().toMillis() / 1000.0, episodes.size(), restarts, notDone.size(),
-                    lost.size(), duplicated.size(), missingOutput.size(), doubledOutput.size(),
+                    lost.size(), duplicated.size(), missingOutput.size(), doubledOutput.size(), calls, rows,
                     allTerminal == null ? "NOT within " + SETTLE.toSeconds() + " s"
                             : String.format(Locale.ROOT, "%.1f s", Duration.between(lastFault, allTerminal).toMillis() / 1000.0));
             System.out.println(figures);
