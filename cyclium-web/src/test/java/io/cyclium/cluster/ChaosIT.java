@@ -94,7 +94,7 @@ class ChaosIT {
         }
 
         EventLoad load(String variant, int atLeast) {
-            double rate = LONG ? 10 : 4;
+            double rate = LONG ? 5 : 4;
             return EventLoad.start(cluster.nodes(), variant + "-" + UUID.randomUUID().toString().substring(0, 6), PAYLOAD, rate,
                     atLeast);
         }
