@@ -6,7 +6,9 @@ import io.cyclium.config.CycliumConfig;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.config.InvalidConfigurationException;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import java.util.Optional;
@@ -15,6 +17,12 @@ import java.util.Optional;
  * The claim gate episode tasks, the sweep and the poller use: leases in the database when
  * {@code cyclium.work-claims.enabled=true} (the shipped default), otherwise a passthrough that
  * writes nothing.
+ *
+ * <p>The leases come from a {@link WorkClaims} adapter: the shipped {@link JpaWorkClaims} unless the
+ * application has a CDI bean of type {@link WorkClaims} (with several, the enabled
+ * {@code @Alternative} of highest {@code @Priority} wins, as CDI resolves it). A replacement must
+ * keep the contract in {@link WorkClaims}; it serves the episode tasks, the sweep, the heartbeat,
+ * retention and the drain alike. Chosen once, at first use.
  */
 @ApplicationScoped
 public class ClaimGateProducer {
@@ -34,19 +42,38 @@ public class ClaimGateProducer {
     @Inject
     Telemetry telemetry;
 
+    /** The application's own adapter, if it has one (no bean of this type ships with Cyclium). */
+    @Inject
+    Instance<WorkClaims> replacements;
+
     private volatile ClaimOutcomeTally tally;
-    private volatile JpaWorkClaims workClaims;
+    private volatile WorkClaims workClaims;
     private volatile LeasedClaimGate leased;
     private final ClaimGate passthrough = new PassthroughClaimGate();
 
     private synchronized void init() {
         if (workClaims == null) {
             tally = new ClaimOutcomeTally(telemetry, java.time.Instant.now());
-            workClaims = new JpaWorkClaims(tx, vendor, tally);
+            workClaims = chooseAdapter();
             if (config.workClaimsEnabled()) {
                 leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), tally);
             }
         }
+    }
+
+    private WorkClaims chooseAdapter() {
+        if (replacements.isUnsatisfied()) {
+            return new JpaWorkClaims(tx, vendor, tally);
+        }
+        if (replacements.isAmbiguous()) {
+            throw new InvalidConfigurationException(java.util.List.of("More than one CDI bean implements " + WorkClaims.class.getName() + ": "
+                    + replacements.handlesStream().map(h -> h.getBean().getBeanClass().getName()).toList()
+                    + "; mark the one to use @Alternative with a @Priority, or remove the others"));
+        }
+        WorkClaims chosen = replacements.get();
+        java.util.logging.Logger.getLogger(ClaimGateProducer.class.getName()).info(
+                "Work claims come from the application's adapter " + chosen.getClass().getName());
+        return chosen;
     }
 
     @Produces
@@ -67,7 +94,8 @@ public class ClaimGateProducer {
         return tally;
     }
 
-    public JpaWorkClaims workClaims() {
+    /** The adapter in use: the application's replacement or the shipped {@link JpaWorkClaims}. */
+    public WorkClaims workClaims() {
         init();
         return workClaims;
     }

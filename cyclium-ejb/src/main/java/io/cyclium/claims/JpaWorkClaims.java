@@ -7,7 +7,7 @@ import static io.cyclium.claims.ClaimArguments.checkOwner;
 import static io.cyclium.claims.ClaimArguments.checkWorkType;
 
 import io.cyclium.store.DatabaseVendor;
-import io.cyclium.store.DeadlockVictim;
+import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import io.cyclium.store.UniqueInsert;
@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -52,7 +51,6 @@ public final class JpaWorkClaims implements WorkClaims {
     private static final String COLUMNS =
             "dedupe_key, state, owner_node, fence, attempt, work_type, lease_until, claimed_at";
     private static final String CLAIMED = "'claimed'";
-    private static final int DEADLOCK_ATTEMPTS = 5;
 
     private final Tx tx;
     private final DatabaseVendor vendor;
@@ -151,24 +149,11 @@ public final class JpaWorkClaims implements WorkClaims {
      * close a cycle with renewAll there.)
      */
     private <T> T inTransaction(String operation, Function<EntityManager, T> work) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return tx.inNewTransaction(work);
-            } catch (RuntimeException e) {
-                if (attempt == DEADLOCK_ATTEMPTS || !DeadlockVictim.isCause(e)) {
-                    throw e;
-                }
-                telemetry.count(METRIC + "_deadlock_retries", "operation", operation);
-                LOG.log(Level.FINE, "work claims {0} was a deadlock victim (attempt {1}); running it again",
-                        new Object[] {operation, attempt});
-                try {
-                    Thread.sleep(ThreadLocalRandom.current().nextLong(1, 5L * attempt + 1));
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
-        }
+        return DeadlockRetry.inNewTransaction(tx, work, attempt -> {
+            telemetry.count(METRIC + "_deadlock_retries", "operation", operation);
+            LOG.log(Level.FINE, "work claims {0} was a deadlock victim (attempt {1}); running it again",
+                    new Object[] {operation, attempt});
+        });
     }
 
     private Acquisition acquireIn(EntityManager em, String key, String owner, int leaseSeconds, String workType) {

@@ -28,6 +28,14 @@ import java.util.Optional;
  *
  * <p>Every method is its own committed transaction; none takes a row lock beyond the one an
  * UPDATE takes on the row it changes, and losing a race is an answer, never an exception.
+ *
+ * <p><b>A service provider interface.</b> The shipped adapter is {@link JpaWorkClaims} (the
+ * {@code cyclium_work_claims} table). An application replaces it with a CDI bean of this type
+ * (an {@code @ApplicationScoped @Alternative @Priority(…)} class in the application's archive; see
+ * {@link ClaimGateProducer}): every user of claims — episode tasks, the sweep, the heartbeat,
+ * retention and the drain on the way down — then goes through it. Its leases must be timed on one
+ * clock all nodes share (never a node's own), and {@link #releaseAll} must work during shutdown.
+ * {@code WorkClaimsContract} in the project's test sources is the behaviour a replacement must show.
  */
 public interface WorkClaims {
 

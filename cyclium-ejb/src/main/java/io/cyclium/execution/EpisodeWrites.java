@@ -6,7 +6,7 @@ import io.cyclium.episode.StepKind;
 import io.cyclium.claims.HeldClaim;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import io.cyclium.store.DeadlockVictim;
+import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
@@ -26,8 +26,6 @@ final class EpisodeWrites {
 
     /** The phase a blocked episode's checkpoint carries (approval or wait). */
     static final String BLOCKED_PHASE = "__blocked__";
-
-    private static final int DEADLOCK_ATTEMPTS = 5;
 
     private final TaskEnvironment env;
     private final String episodeId;
@@ -77,7 +75,7 @@ final class EpisodeWrites {
         int no = stepNo++;
         boolean leaveQueue = mayBeQueued;
         mayBeQueued = false;
-        boolean written = env.tx().inNewTransaction(em -> {
+        boolean written = inTransaction(em -> {
             if (leaveQueue) {
                 env.store().leftQueue(em, episodeId);
             }
@@ -109,7 +107,7 @@ final class EpisodeWrites {
         int no = stepNo++;
         boolean leaveQueue = mayBeQueued;
         mayBeQueued = false;
-        boolean written = env.tx().inNewTransaction(em -> {
+        boolean written = inTransaction(em -> {
             if (leaveQueue) {
                 env.store().leftQueue(em, episodeId);
             }
@@ -183,8 +181,7 @@ final class EpisodeWrites {
      * Runs a terminal write and, when the write went through, settles the lease in the same
      * transaction, last (lock order: episode row, journal, claim — the drain's order too). A lease
      * that moved on (another node took the key at a higher fence) undoes the whole write: that node
-     * owns the episode now. A deadlock victim (MariaDB's index locks against a heartbeat's
-     * renewal) is run again: nothing of it was applied, and every statement in it is guarded.
+     * owns the episode now. A deadlock victim is run again (see {@link #inTransaction}).
      */
     private boolean rowThenJournal(boolean success, String failDetail, Function<EntityManager, Boolean> work) {
         HeldClaim settling = claim;
@@ -193,38 +190,39 @@ final class EpisodeWrites {
         }
         boolean[] settledHere = new boolean[1];
         try {
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    boolean done = env.tx().inNewTransaction(em -> {
-                        settledHere[0] = false;
-                        if (!work.apply(em)) {
-                            return false;
-                        }
-                        if (settling != null) {
-                            Optional<Boolean> settled = env.claims().settleIn(em, settling, success, failDetail);
-                            if (settled.isPresent() && !settled.get()) {
-                                throw new Undo("its lease " + settling + " moved on");
-                            }
-                            settledHere[0] = settled.isPresent();
-                        }
-                        return true;
-                    });
-                    claimSettled = done && settledHere[0];
-                    return done;
-                } catch (Undo undone) {
-                    LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
+            boolean done = inTransaction(em -> {
+                settledHere[0] = false;
+                if (!work.apply(em)) {
                     return false;
-                } catch (RuntimeException e) {
-                    if (attempt == DEADLOCK_ATTEMPTS || !DeadlockVictim.isCause(e)) {
-                        throw e;
-                    }
-                    env.telemetry().count("episode_write_deadlock_retries");
                 }
-            }
+                if (settling != null) {
+                    Optional<Boolean> settled = env.claims().settleIn(em, settling, success, failDetail);
+                    if (settled.isPresent() && !settled.get()) {
+                        throw new Undo("its lease " + settling + " moved on");
+                    }
+                    settledHere[0] = settled.isPresent();
+                }
+                return true;
+            });
+            claimSettled = done && settledHere[0];
+            return done;
+        } catch (Undo undone) {
+            LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
+            return false;
         } finally {
             if (settling != null) {
                 env.claims().settlingEnded(settling);
             }
         }
+    }
+
+    /**
+     * Every write of the task: a transaction of its own, run again when the database picked it as
+     * a deadlock victim (nothing of it was applied; its statements are guarded and re-read what
+     * they decide on) instead of ending the episode as a crash.
+     */
+    private <T> T inTransaction(Function<EntityManager, T> work) {
+        return DeadlockRetry.inNewTransaction(env.tx(), work, attempt -> LOG.info(() -> "Episode " + episodeId
+                + ": a write was a deadlock victim (attempt " + attempt + "); running it again"));
     }
 }

@@ -2,6 +2,7 @@ package io.cyclium.recovery;
 
 import io.cyclium.claims.JpaWorkClaims;
 import io.cyclium.claims.LeasedClaimGate;
+import io.cyclium.claims.WorkClaims;
 import io.cyclium.execution.RunControl;
 import io.cyclium.store.Tx;
 import io.cyclium.store.UniqueViolation;
@@ -26,6 +27,13 @@ import java.util.logging.Logger;
  * </ol>
  * Renewals stop before the leases are released: a heartbeat renewing after the release would
  * revive leases the other nodes are entitled to take over.
+ *
+ * <p>The leases are released through the {@link WorkClaims} in use. The shipped
+ * {@link JpaWorkClaims} joins the stamping transaction (on the caller's EntityManager: no other EJB
+ * may be called this late in a shutdown). A replacement adapter releases after that transaction
+ * has committed, in its own way: the order matters, because a lease released before the stamp
+ * commits could be taken over by a sweep elsewhere while this node still names itself runner, and
+ * the stamp would then mark the new runner's episode interrupted.
  */
 public class NodeDrain {
 
@@ -38,13 +46,13 @@ public class NodeDrain {
     private final String node;
     private final Tx tx;
     private final RecoveryStore store;
-    private final JpaWorkClaims workClaims;
+    private final WorkClaims workClaims;
     private final Optional<LeasedClaimGate> gate;
     private final LocalActors actors;
     private final Duration grace;
     private final Telemetry telemetry;
 
-    public NodeDrain(String node, Tx tx, RecoveryStore store, JpaWorkClaims workClaims, Optional<LeasedClaimGate> gate,
+    public NodeDrain(String node, Tx tx, RecoveryStore store, WorkClaims workClaims, Optional<LeasedClaimGate> gate,
             LocalActors actors, Duration grace, Telemetry telemetry) {
         this.node = node;
         this.tx = tx;
@@ -66,6 +74,9 @@ public class NodeDrain {
         for (int attempt = 1; attempt <= 2 && stamped < 0; attempt++) {
             stamped = stampAndRelease(attempt);
         }
+        if (!(workClaims instanceof JpaWorkClaims)) {
+            releaseThroughAdapter();
+        }
         long deadline = System.nanoTime() + grace.toNanos();
         while (!actors.localRunning().isEmpty() && System.nanoTime() < deadline) {
             try {
@@ -78,12 +89,27 @@ public class NodeDrain {
         return new Report(stamped, running.size(), actors.localRunning().size(), (System.nanoTime() - t0) / 1_000_000);
     }
 
+    /** A replacement claims adapter gives up this node's leases after the stamp has committed. */
+    private void releaseThroughAdapter() {
+        try {
+            int released = workClaims.releaseAll(node);
+            telemetry.count("drain", "released_by_adapter", String.valueOf(released > 0));
+        } catch (RuntimeException e) {
+            // the leases then lapse on their own: the other nodes take the episodes over a lease later
+            LOG.log(Level.SEVERE, "Drain on " + node + ": the claims adapter " + workClaims.getClass().getName()
+                    + " could not release this node's leases; they lapse on their own", e);
+            System.err.println("Cyclium drain on " + node + ": releasing leases failed: " + e);
+        }
+    }
+
     /** One transaction of set-based statements; returns the number stamped, or -1 to retry. */
     private int stampAndRelease(int attempt) {
         try {
             int stamped = tx.inNewTransaction(em -> {
                 int n = store.stampInterrupted(em, node);
-                workClaims.releaseAll(em, node);
+                if (workClaims instanceof JpaWorkClaims jpa) {
+                    jpa.releaseAll(em, node);
+                }
                 if (n > 0) {
                     store.markInterrupted(em, node);
                 }

@@ -1,22 +1,25 @@
 package io.cyclium.trigger;
 
-import io.cyclium.claims.ClaimGate;
-import io.cyclium.claims.HeldClaim;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import java.util.List;
-import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * One poll of the trigger requests trigger-only nodes wrote (the {@link TriggerPoller} EJB runs it
- * on a timer): oldest first, each request this node can run is claimed twice over — the
- * {@code trigger_request:<id>} work claim and the guarded {@code pending → claimed} update — so
- * exactly one node dispatches it, and only then is it handed to the actor and marked completed.
- * Requests pending longer than the expiry window are expired.
+ * on a timer): oldest first, each request this node can run is claimed by the guarded
+ * {@code pending → claimed} update — of any number of pollers that read it pending, exactly one
+ * changes the row — and only then handed to the actor and marked completed.
+ *
+ * <p>There used to be a {@code trigger_request:<id>} work claim before that update as well. It
+ * guarded nothing the update does not: a lease held while the request is worked on keeps others
+ * out only as long as the update would, and once settled it can be taken again, so a poller
+ * that read the request pending before another one completed it gets through the lease and is
+ * stopped by the update alone (TriggerDispatchTest's interleaving test). It cost two statements
+ * per request and went.
  */
 public class TriggerDispatch {
 
@@ -26,17 +29,15 @@ public class TriggerDispatch {
     private final String node;
     private final Tx tx;
     private final TriggerRequestStore store;
-    private final ClaimGate claims;
     private final DispatchTarget actors;
     private final Telemetry telemetry;
 
-    public TriggerDispatch(CycliumConfig config, String node, Tx tx, TriggerRequestStore store, ClaimGate claims,
-            DispatchTarget actors, Telemetry telemetry) {
+    public TriggerDispatch(CycliumConfig config, String node, Tx tx, TriggerRequestStore store, DispatchTarget actors,
+            Telemetry telemetry) {
         this.config = config;
         this.node = node;
         this.tx = tx;
         this.store = store;
-        this.claims = claims;
         this.actors = actors;
         this.telemetry = telemetry;
     }
@@ -52,31 +53,19 @@ public class TriggerDispatch {
             if (!actors.runsHere(r.actorId())) {
                 continue; // another full node that runs this actor will take it
             }
-            Optional<HeldClaim> claim = claims.acquire("trigger_request:" + r.id(), "trigger_request");
-            if (claim.isEmpty()) {
-                continue; // another poller holds the request's lease right now
+            if (tx.inNewTransaction(em -> store.claim(em, r.id(), node)) == 0) {
+                continue; // another poller moved it on between our read and this update
             }
             try {
-                if (tx.inNewTransaction(em -> store.claim(em, r.id(), node)) == 0) {
-                    // Another poller moved it on between our read and this update.
-                    claims.complete(claim.get());
-                    continue;
-                }
-                try {
-                    actors.dispatch(r.actorId(), r.episodeId(), r.resume());
-                } catch (RuntimeException e) {
-                    // not handed over: give the request back so the next poll (here or elsewhere) retries it
-                    releaseQuietly(r);
-                    throw e;
-                }
-                tx.inNewTransaction(em -> store.complete(em, r.id(), node));
-                claims.complete(claim.get());
-                dispatched++;
-                telemetry.count("trigger_request_dispatched", "actor", r.actorId());
+                actors.dispatch(r.actorId(), r.episodeId(), r.resume());
             } catch (RuntimeException e) {
-                claims.fail(claim.get(), String.valueOf(e));
+                // not handed over: give the request back so the next poll (here or elsewhere) retries it
+                releaseQuietly(r);
                 throw e;
             }
+            tx.inNewTransaction(em -> store.complete(em, r.id(), node));
+            dispatched++;
+            telemetry.count("trigger_request_dispatched", "actor", r.actorId());
         }
         long expireSeconds = Math.max(1, config.triggerPollExpireAfter().toSeconds());
         int expired = tx.inNewTransaction(em -> store.expire(em, expireSeconds, env));

@@ -1,6 +1,5 @@
 package io.cyclium.trigger;
 
-import io.cyclium.claims.ClaimGate;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
 import io.cyclium.episode.TriggerRequestStore;
@@ -55,9 +54,6 @@ public class TriggerPoller {
     ActorHost host;
 
     @Inject
-    ClaimGate claims;
-
-    @Inject
     Telemetry telemetry;
 
     @Resource
@@ -78,7 +74,7 @@ public class TriggerPoller {
                 return host.dispatch(actorId, episodeId, resume);
             }
         };
-        dispatch = new TriggerDispatch(config, identity.name(), tx, new TriggerRequestStore(vendor), claims, actors, telemetry);
+        dispatch = new TriggerDispatch(config, identity.name(), tx, new TriggerRequestStore(vendor), actors, telemetry);
         long interval = config.triggerPollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("cyclium-trigger-poll", false));
     }

@@ -109,7 +109,7 @@ class DrainAndFinishLockOrderTest {
         }
     }
 
-    private static String runningWithTwoSteps(TestJpa db, EpisodeStore store, String node) {
+    static String runningWithTwoSteps(TestJpa db, EpisodeStore store, String node) {
         String id = UUID.randomUUID().toString();
         NewEpisode e = new NewEpisode(id, "drain_actor", "finish", null,
                 new TriggerInfo(TriggerInfo.MANUAL, null, null, Json.createObjectBuilder().build(), null),

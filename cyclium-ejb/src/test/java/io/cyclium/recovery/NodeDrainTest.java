@@ -3,15 +3,19 @@ package io.cyclium.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.claims.ClaimState;
+import io.cyclium.claims.FakeWorkClaims;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.claims.JpaWorkClaims;
 import io.cyclium.claims.LeasedClaimGate;
+import io.cyclium.claims.WorkClaims;
 import io.cyclium.execution.RunControl;
 import io.cyclium.testing.RecordingTelemetry;
 import io.cyclium.testing.TestDatabase.Vendor;
 import io.cyclium.testing.TestDatabases;
 import io.cyclium.testing.TestJpa;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -85,6 +89,46 @@ class NodeDrainTest {
 
         assertThat(report.stamped()).isZero();
         assertThat(report.stillRunning()).isZero();
+        assertThat(rows.nodeStopped(node)).isTrue();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_drain_with_a_replacement_claims_adapter_releases_this_nodes_leases_through_it_after_the_stamp_committed(
+            Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RecoveryRows rows = new RecoveryRows(db);
+        String node = "node-" + UUID.randomUUID().toString().substring(0, 8);
+        rows.node(node);
+        String running = rows.episode().on(node).quietFor(0).insert();
+        RecordingTelemetry telemetry = new RecordingTelemetry();
+        List<String> phaseSeenAtRelease = new ArrayList<>();
+        FakeWorkClaims fake = new FakeWorkClaims();
+        // the adapter an application might bring: everything by the fake, and a look at the episode
+        // row (on a connection of its own: only a committed stamp is visible) when asked to release
+        WorkClaims adapter = (WorkClaims) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {WorkClaims.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("releaseAll")) {
+                        phaseSeenAtRelease.add(String.valueOf(rows.row(running).phase()));
+                    }
+                    try {
+                        return method.invoke(fake, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        LeasedClaimGate gate = new LeasedClaimGate(adapter, node, 30, telemetry);
+        HeldClaim held = gate.acquire("orphan:" + running, "episode").orElseThrow();
+        adapter.acquire("orphan:theirs", "other-node", 30, "episode");
+
+        NodeDrain.Report report = new NodeDrain(node, db, new RecoveryStore(db.vendor()), adapter, Optional.of(gate),
+                new TestLocalActors(), Duration.ZERO, telemetry).drain();
+
+        assertThat(report.stamped()).isEqualTo(1);
+        assertThat(phaseSeenAtRelease).as("released once, after the stamp committed").containsExactly(RecoveryStore.INTERRUPTED);
+        assertThat(adapter.find("orphan:" + running).orElseThrow().state()).isEqualTo(ClaimState.EXPIRED);
+        assertThat(gate.stillOwns(held)).isFalse();
+        assertThat(adapter.find("orphan:theirs").orElseThrow().state()).isEqualTo(ClaimState.CLAIMED);
         assertThat(rows.nodeStopped(node)).isTrue();
     }
 }

@@ -3,11 +3,11 @@ package io.cyclium.trigger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cyclium.claims.ClaimState;
-import io.cyclium.claims.JpaWorkClaims;
-import io.cyclium.claims.LeasedClaimGate;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.store.NativeSql;
+import io.cyclium.store.Tx;
+import jakarta.persistence.EntityManager;
+import java.util.function.Function;
 import io.cyclium.testing.RecordingTelemetry;
 import io.cyclium.testing.TestConfig;
 import io.cyclium.testing.TestDatabase.Vendor;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * One trigger poll of a full node on a real database with real leases. Each test polls an env of
+ * One trigger poll of a full node on a real database. Each test polls an env of
  * its own, so other tests' requests are out of its sight.
  */
 class TriggerDispatchTest {
@@ -35,7 +35,6 @@ class TriggerDispatchTest {
     private final String env = "env-" + UUID.randomUUID().toString().substring(0, 8);
     private final TriggerRequestStore store = new TriggerRequestStore(db.vendor());
     private final RecordingTelemetry telemetry = new RecordingTelemetry();
-    private final JpaWorkClaims claims = new JpaWorkClaims(db, db.vendor(), telemetry);
     private final Actors actors = new Actors();
 
     /** The actors this node runs in full mode, and what was handed to them. */
@@ -62,8 +61,12 @@ class TriggerDispatchTest {
     }
 
     private TriggerDispatch poller(String node) {
+        return poller(node, db);
+    }
+
+    private TriggerDispatch poller(String node, Tx tx) {
         return new TriggerDispatch(TestConfig.of("cyclium.env", env, "cyclium.trigger-poll.expire-after-ms", "3600000"), node,
-                db, store, new LeasedClaimGate(claims, node, 30, telemetry), actors, telemetry);
+                tx, store, actors, telemetry);
     }
 
     /** A deferred episode of {@code monitor} and its pending request; returns {episode id, request id}. */
@@ -91,7 +94,6 @@ class TriggerDispatchTest {
         assertThat(actors.dispatched).containsExactly(r[0]);
         assertThat(request(r[1])).extracting(TriggerRequestStore.Request::status, TriggerRequestStore.Request::claimedBy)
                 .containsExactly("completed", "node-f");
-        assertThat(claims.find("trigger_request:" + r[1]).orElseThrow().state()).isEqualTo(ClaimState.DONE);
     }
 
     @Test
@@ -104,7 +106,6 @@ class TriggerDispatchTest {
 
         assertThat(request(r[1])).extracting(TriggerRequestStore.Request::status, TriggerRequestStore.Request::claimedBy)
                 .containsExactly("pending", null);
-        assertThat(claims.find("trigger_request:" + r[1]).orElseThrow().state()).isEqualTo(ClaimState.FAILED);
 
         assertThat(poller("node-f").poll()).isEqualTo(1);
         assertThat(actors.dispatched).containsExactly(r[0]);
@@ -112,25 +113,40 @@ class TriggerDispatchTest {
     }
 
     @Test
-    void a_request_for_an_actor_that_does_not_run_here_is_left_pending_without_a_lease() {
+    void a_request_for_an_actor_that_does_not_run_here_is_left_pending() {
         String[] r = pendingRequest();
 
         assertThat(poller("node-f").poll()).isZero();
 
         assertThat(request(r[1]).status()).isEqualTo("pending");
-        assertThat(claims.find("trigger_request:" + r[1])).isEmpty();
         assertThat(actors.dispatched).isEmpty();
     }
 
     @Test
-    void a_request_another_poller_holds_the_lease_of_is_skipped() {
+    void a_poller_that_read_a_request_pending_before_another_node_dispatched_and_completed_it_dispatches_nothing() {
         actors.here.add("monitor");
         String[] r = pendingRequest();
-        claims.acquire("trigger_request:" + r[1], "node-g", 30, "trigger_request");
+        // node-f reads the pending batch; before its next statement node-g runs a whole poll
+        Tx readThenNodeGPolls = new Tx() {
+            private boolean read;
 
-        assertThat(poller("node-f").poll()).isZero();
+            @Override
+            public <T> T inNewTransaction(Function<EntityManager, T> work) {
+                T result = db.inNewTransaction(work);
+                if (!read) {
+                    read = true;
+                    assertThat(poller("node-g").poll()).isEqualTo(1);
+                }
+                return result;
+            }
+        };
 
-        assertThat(request(r[1]).status()).isEqualTo("pending");
+        // the guarded pending → claimed update stops node-f: nothing else stands in its way
+        assertThat(poller("node-f", readThenNodeGPolls).poll()).isZero();
+
+        assertThat(actors.dispatched).as("handed over once, by node-g").containsExactly(r[0]);
+        assertThat(request(r[1])).extracting(TriggerRequestStore.Request::status, TriggerRequestStore.Request::claimedBy)
+                .containsExactly("completed", "node-g");
     }
 
     @Test

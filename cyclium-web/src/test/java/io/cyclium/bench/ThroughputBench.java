@@ -111,7 +111,7 @@ public final class ThroughputBench {
     }
 
     private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
-        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL).databasePort(pg.port()).war(war);
+        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war);
         TIMINGS.forEach(b::env);
         for (String n : nodes) {
             b.node(n);

@@ -23,8 +23,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Nodes that stop — gracefully, by kill -9, by freezing — never lose or double their work. Two real
- * Payara Micro nodes on one database; node-b's application clock runs ten minutes ahead the whole
- * time, which must change nothing (leases and staleness use the database clock).
+ * Payara Micro nodes on one database, each under libfaketime the whole time: node-a's wall clock
+ * runs five minutes behind, node-b's five minutes ahead (the JVM's own clock, not an injected
+ * one: log stamps, {@code Instant.now()}, everything). That must change nothing: leases and
+ * staleness use the database clock, so no lease is ever taken from a live holder.
  *
  * <p>The nodes are shared by the tests of a class (a boot costs tens of seconds), nothing else: each
  * test starts its own episodes, looks only at their rows, and finds both nodes running whatever the
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.TestInstance;
 class ClusterFailoverIT {
 
     static final Duration WAIT = Duration.ofSeconds(90);
-    static final String SKEW = "600000";
+    /** Wall-clock shift of each node under libfaketime, seconds. */
+    static final long SKEW_SECONDS = 300;
 
     /** The product WAR plus the cluster test actor, written once per run. */
     static Path warWithClusterActor() {
@@ -51,8 +54,8 @@ class ClusterFailoverIT {
         void start() throws Exception {
             cluster = ClusterHarness.on(vendor())
                     .war(warWithClusterActor())
-                    .node("node-a")
-                    .node("node-b", Map.of("CYCLIUM_CLOCK_SKEW_MS", SKEW))
+                    .node("node-a", FakeTime.shiftedBy(-SKEW_SECONDS))
+                    .node("node-b", FakeTime.shiftedBy(SKEW_SECONDS))
                     .start();
             try (Connection c = cluster.database().connect()) {
                 io.cyclium.cluster.actors.DeliveryLog.createTable(c);
@@ -118,6 +121,51 @@ class ClusterFailoverIT {
             return steps(id).stream().filter(s -> kind.equals(s.get("kind")) && node.equals(s.get("node_identity")))
                     .map(s -> ((Timestamp) s.get("created_at")).toLocalDateTime().toInstant(java.time.ZoneOffset.UTC))
                     .findFirst().orElseThrow();
+        }
+
+        /** The fence of the episode's lease: 1 = nobody ever took it over. */
+        long fence(String id) {
+            return cluster.database().query("SELECT c.fence FROM cyclium_work_claims c JOIN cyclium_episodes e"
+                    + " ON c.dedupe_key = e.dedupe_key WHERE e.id = ?", id).stream()
+                    .mapToLong(r -> ((Number) r.get("fence")).longValue()).max().orElseThrow();
+        }
+
+        @Test
+        void the_nodes_own_clocks_really_run_five_minutes_behind_and_ahead() {
+            // whatever restarts the tests before did, each start's first log stamp shows the shift
+            for (ClusterNode node : cluster.nodes()) {
+                long expected = node.name().equals("node-a") ? -SKEW_SECONDS : SKEW_SECONDS;
+                Duration offset = node.clockOffsetSeenInLog();
+                System.out.printf("[figures] %s %s: first log stamp is %d s off the harness clock (shift %d s, boot %d s)%n",
+                        vendor(), node.name(), offset.toSeconds(), expected, node.lastBoot().toSeconds());
+                assertThat(offset.toSeconds()).as("%s clock offset, s", node.name())
+                        .isBetween(expected - 5, expected + node.lastBoot().toSeconds() + 5);
+            }
+        }
+
+        @Test
+        void episodes_on_nodes_ten_minutes_apart_outlive_their_first_lease_and_none_is_taken_from_its_live_holder() {
+            List<String> onA = new ArrayList<>();
+            List<String> onB = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                // 9 steps of 1 s with a checkpoint after each: longer than the 6 s lease, so renewed
+                // by node heartbeats whose clocks are ten minutes apart, while both nodes sweep every second
+                onA.add(startOn("node-a", "long_restart", 9, 1000));
+                onB.add(startOn("node-b", "long_restart", 9, 1000));
+            }
+            for (List<String> ids : List.of(onA, onB)) {
+                String node = ids == onA ? "node-a" : "node-b";
+                for (String id : ids) {
+                    Map<String, Object> e = awaitTerminal(id);
+                    assertThat(e.get("status")).as("%s", id).isEqualTo("done");
+                    assertThat(e.get("run_node")).as("ran where it started").isEqualTo(node);
+                    assertThat(((Number) e.get("attempts")).intValue()).as("one attempt").isEqualTo(1);
+                    assertThat(fence(id)).as("false steals of %s's lease", id).isEqualTo(1);
+                    assertThat(count("resumed", id, null) + count("interrupted", id, null)).isZero();
+                    assertThat(steps(id)).allMatch(s -> node.equals(s.get("node_identity")));
+                    assertThat(deliveries(id)).isEqualTo(1);
+                }
+            }
         }
 
         @Test
@@ -202,9 +250,11 @@ class ClusterFailoverIT {
             String id = startOn("node-a", "long_restart", 12, 400);
             awaitCheckpoints(id, 2);
             cluster.pause("node-a");
+            long rowsOfAFrozen;
             try {
                 // lease 6 s, stale after 8 s: node-b takes it over while node-a is frozen
                 Await.until(WAIT, "node-b to take " + id + " over", () -> count("resumed", id, "node-b") == 1);
+                rowsOfAFrozen = steps(id).stream().filter(s -> "node-a".equals(s.get("node_identity"))).count();
             } finally {
                 // never leave a frozen node to the next test
                 cluster.resume("node-a");
@@ -216,13 +266,15 @@ class ClusterFailoverIT {
             assertThat(cluster.database().query("SELECT node FROM it_deliveries WHERE episode_id = ?", id).get(0).get("node"))
                     .isEqualTo("node-b");
             assertThat(count("output_delivered", id, "node-a")).isZero();
-            // node-a woke up with the lease gone and stood down: whichever came first of its heartbeat
-            // (pause seen, lease not renewed) or its task (the next step number already taken)
-            Await.until(Duration.ofSeconds(30), "node-a to notice it lost the episode", () -> {
-                String log = cluster.node("node-a").tail();
-                return log.contains("the node paused") || log.contains("is no longer held by node-a")
-                        || log.contains(id + ": step") && log.contains("already journaled by another owner")
-                        || log.contains(id + " lost its lease");
+            assertThat(fence(id)).as("taken over once").isEqualTo(2);
+            // Woken with its step half done, node-a's task wrote nothing more: it stood down at its
+            // next step, told either by its heartbeat (lease gone) or by the journal (step number taken).
+            assertThat(steps(id).stream().filter(s -> "node-a".equals(s.get("node_identity"))).count())
+                    .as("journal rows of node-a after it woke").isEqualTo(rowsOfAFrozen);
+            Await.until(Duration.ofSeconds(30), "node-a's task of " + id + " to stand down", () -> {
+                String log = cluster.node("node-a").logOfThisStart();
+                return log.contains("Episode " + id + " lost its lease")
+                        || log.contains("Episode " + id + ": step") && log.contains("already journaled by another owner");
             });
         }
 
@@ -239,7 +291,11 @@ class ClusterFailoverIT {
         }
 
         @Test
-        void two_nodes_sweeping_at_once_claim_each_orphan_exactly_once() throws Exception {
+        void two_nodes_sweeping_at_once_claim_each_orphan_exactly_once_and_leave_a_quiet_but_leased_episode_alone()
+                throws Exception {
+            // one step of 14 s: its journal is quiet longer than stale-after (8 s) while node-a's
+            // heartbeat keeps its lease live. Only the orphan's work claim tells the sweepers it runs.
+            String quietButLive = startOn("node-a", "long_restart", 1, 14000);
             List<String> ids = new ArrayList<>();
             try (Connection c = cluster.database().connect(); Statement s = c.createStatement()) {
                 for (int i = 0; i < 20; i++) {
@@ -259,6 +315,13 @@ class ClusterFailoverIT {
                 assertThat(count("resumed", id, null)).isEqualTo(1);
                 assertThat(deliveries(id)).isEqualTo(1);
             }
+            Map<String, Object> quiet = awaitTerminal(quietButLive);
+            assertThat(quiet.get("status")).isEqualTo("done");
+            assertThat(quiet.get("run_node")).isEqualTo("node-a");
+            assertThat(((Number) quiet.get("attempts")).intValue()).isEqualTo(1);
+            assertThat(count("resumed", quietButLive, null)).as("never restarted while node-a ran it").isZero();
+            assertThat(fence(quietButLive)).isEqualTo(1);
+            assertThat(deliveries(quietButLive)).isEqualTo(1);
         }
     }
 

@@ -75,22 +75,29 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** Starts describing a cluster on a fresh database of this vendor. */
     /**
-     * The product's Micro WAR plus the classes of {@code actors}' package (test actors), written to
+     * The product's Micro WAR plus the classes of the packages of {@code packagesOf} (test actors, a test adapter), written to
      * {@code target/cluster/<name>}; deploy it with {@link Builder#war(Path)}.
      */
-    public static Path productWarWith(String name, Class<?> actors) {
+    public static Path productWarWith(String name, Class<?>... packagesOf) {
         java.io.File product = new java.io.File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
         java.io.File out = new java.io.File("target/cluster/" + name);
         out.getParentFile().mkdirs();
         org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
                 .importFrom(product).as(org.jboss.shrinkwrap.api.spec.WebArchive.class)
-                .addPackage(actors.getPackage())
+                .addPackages(false, java.util.Arrays.stream(packagesOf).map(Class::getPackage).toArray(Package[]::new))
                 .as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(out, true);
         return out.toPath();
     }
 
     public static Builder on(HarnessDatabase.Vendor vendor) {
         return new Builder(vendor);
+    }
+
+    /** A cluster on a server of this vendor on another loopback port, one the test started itself. */
+    public static Builder on(HarnessDatabase.Vendor vendor, int port) {
+        Builder b = new Builder(vendor);
+        b.port = port;
+        return b;
     }
 
     public HarnessDatabase database() {
@@ -282,13 +289,7 @@ public final class ClusterHarness implements AutoCloseable {
         private final Map<String, Map<String, String>> nodeEnv = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
         private Path customWar;
-        private int databasePort;
-
-        /** Creates the database on a server of the vendor on this loopback port instead of the machine's. */
-        public Builder databasePort(int port) {
-            this.databasePort = port;
-            return this;
-        }
+        private int port;
 
         /** Deploys this WAR instead of the product's Micro WAR (e.g. the product plus test actors). */
         public Builder war(Path war) {
@@ -298,7 +299,6 @@ public final class ClusterHarness implements AutoCloseable {
 
         private Builder(HarnessDatabase.Vendor vendor) {
             this.vendor = vendor;
-            this.databasePort = vendor.defaultPort();
         }
 
         /** An environment variable for every node (a node's own map wins). */
@@ -351,7 +351,7 @@ public final class ClusterHarness implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            ClusterHarness cluster = new ClusterHarness(run, HarnessDatabase.create(vendor, databasePort));
+            ClusterHarness cluster = new ClusterHarness(run, port == 0 ? HarnessDatabase.create(vendor) : HarnessDatabase.create(vendor, port));
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
             try {
                 Set<Integer> ports = new HashSet<>();

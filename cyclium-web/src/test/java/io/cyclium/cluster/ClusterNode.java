@@ -191,7 +191,7 @@ public final class ClusterNode {
     /** At most this many bytes of a node's output per start reach its log; the rest is read and dropped. */
     static final long LOG_CAP = 64L * 1024 * 1024;
 
-    private static void copyCapped(java.io.InputStream out, Path log, long cap, String name) {
+    static void copyCapped(java.io.InputStream out, Path log, long cap, String name) {
         Thread copier = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             long written = 0;
@@ -341,6 +341,11 @@ public final class ClusterNode {
         return tail();
     }
 
+    /** Everything this start of the node has logged so far (colour codes removed). */
+    public String logOfThisStart() {
+        return String.join("\n", linesOfThisStart());
+    }
+
     private List<String> linesOfThisStart() {
         try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
             byte[] bytes = new byte[(int) Math.min(f.length() - startOffset, 16 * 1024 * 1024)];
@@ -351,6 +356,24 @@ public final class ClusterNode {
         } catch (IOException e) {
             return List.of("(log " + log + " unreadable: " + e.getMessage() + ")");
         }
+    }
+
+    private static final Pattern LOG_STAMP = Pattern.compile("^\\[(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}[+-]\\d{4})\\]");
+
+    /**
+     * How far this node's own clock is from the harness's: the stamp of the first Payara log line of
+     * this start minus the moment the process was started. The line was written during the boot,
+     * so for a node whose clock is right this lies between 0 and {@link #lastBoot()}.
+     */
+    public Duration clockOffsetSeenInLog() {
+        java.time.format.DateTimeFormatter f = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+        for (String line : linesOfThisStart()) {
+            Matcher m = LOG_STAMP.matcher(line);
+            if (m.find()) {
+                return Duration.between(startedAt, java.time.OffsetDateTime.parse(m.group(1), f).toInstant());
+            }
+        }
+        throw new AssertionError(name + " wrote no stamped log line yet. " + tail());
     }
 
     /** What the last readiness probe saw (an answer or an exception), for timeout messages. */

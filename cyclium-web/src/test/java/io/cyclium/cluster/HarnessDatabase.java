@@ -24,23 +24,29 @@ public final class HarnessDatabase implements AutoCloseable {
 
     /** The databases a cluster can run on, with their post-boot file, driver and admin access. */
     public enum Vendor {
-        POSTGRESQL("postboot-postgresql.asadmin", "postgresql.jar", 5432, "postgres",
-                "jdbc:postgresql://127.0.0.1:5432/postgres?connectTimeout=5"),
-        MARIADB("postboot-mariadb.asadmin", "mariadb-java-client.jar", 3306, "root",
-                "jdbc:mariadb://127.0.0.1:3306/?connectTimeout=5000");
+        POSTGRESQL("postboot-postgresql.asadmin", "postgresql.jar", 5432, "postgres"),
+        MARIADB("postboot-mariadb.asadmin", "mariadb-java-client.jar", 3306, "root");
 
         private final String postBootFile;
         private final String driverJar;
         private final int port;
         private final String user;
-        private final String adminUrl;
 
-        Vendor(String postBootFile, String driverJar, int port, String user, String adminUrl) {
+        Vendor(String postBootFile, String driverJar, int port, String user) {
             this.postBootFile = postBootFile;
             this.driverJar = driverJar;
             this.port = port;
             this.user = user;
-            this.adminUrl = adminUrl;
+        }
+
+        /** The port of the machine's shared server of this vendor. */
+        public int sharedPort() {
+            return port;
+        }
+
+        String adminUrl(int port) {
+            return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:" + port + "/postgres?connectTimeout=5"
+                    : "jdbc:mariadb://127.0.0.1:" + port + "/?connectTimeout=5000";
         }
 
         /** File name under {@code server-config/payara-micro/}. */
@@ -65,18 +71,9 @@ public final class HarnessDatabase implements AutoCloseable {
                     : "DROP DATABASE IF EXISTS " + name;
         }
 
-        String url(String name, int port) {
+        String url(int port, String name) {
             return this == POSTGRESQL ? "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?connectTimeout=5"
                     : "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?connectTimeout=5000&transactionIsolation=READ_COMMITTED";
-        }
-
-        String adminUrl(int port) {
-            return adminUrl.replace(":" + this.port + "/", ":" + port + "/");
-        }
-
-        /** The machine's shared server's port. */
-        public int defaultPort() {
-            return port;
         }
 
         String howToStart() {
@@ -99,7 +96,7 @@ public final class HarnessDatabase implements AutoCloseable {
         this.name = name;
     }
 
-    /** Creates an empty database with a random name; the nodes' Flyway fills it at boot. */
+    /** Creates an empty database with a random name on the machine's shared server; the nodes' Flyway fills it at boot. */
     public static HarnessDatabase create(Vendor vendor) {
         return create(vendor, vendor.port);
     }
@@ -131,7 +128,7 @@ public final class HarnessDatabase implements AutoCloseable {
 
     /** A new auto-commit connection to this database; the caller closes it. */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(vendor.url(name, port), vendor.user, "");
+        return DriverManager.getConnection(vendor.url(port, name), vendor.user, "");
     }
 
     /**

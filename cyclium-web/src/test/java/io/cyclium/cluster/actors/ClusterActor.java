@@ -2,6 +2,7 @@ package io.cyclium.cluster.actors;
 
 import io.cyclium.actor.Actor;
 import io.cyclium.actor.Expectation;
+import io.cyclium.actor.OnEvent;
 import io.cyclium.actor.RecoveryPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -14,5 +15,8 @@ import jakarta.enterprise.context.ApplicationScoped;
         maxWallMs = 600_000)
 @Expectation(id = "long_once", strategy = LongWork.class, recovery = RecoveryPolicy.RESTART, maxAttempts = 1,
         maxSteps = 1_000, maxWallMs = 600_000)
+// the chaos suite's workload: an event per episode, restarted up to five times, one output each
+@Expectation(id = "chaos", strategy = LongWork.class, events = @OnEvent(type = "chaos.work"), recovery = RecoveryPolicy.RESTART,
+        maxAttempts = 5, maxSteps = 1_000, maxWallMs = 600_000)
 public class ClusterActor {
 }

@@ -23,6 +23,8 @@ public class LongWork implements Strategy<LongWork.State> {
         public int stepMs;
         public int done;
         public boolean unsaved;
+        /** The output type: {@link DeliveryLog} unless the trigger's payload names another ({@code "output"}). */
+        public String output;
     }
 
     @Override
@@ -35,6 +37,7 @@ public class LongWork implements Strategy<LongWork.State> {
         State s = new State();
         s.total = trigger.payload().getInt("steps", 10);
         s.stepMs = trigger.payload().getInt("stepMs", 500);
+        s.output = trigger.payload().getString("output", DeliveryLog.TYPE);
         return s;
     }
 
@@ -65,7 +68,7 @@ public class LongWork implements Strategy<LongWork.State> {
 
     @Override
     public Convergence converge(State s, StepContext context) {
-        return new Convergence(List.of(), List.of(OutputProposal.of(DeliveryLog.TYPE, "result",
+        return new Convergence(List.of(), List.of(OutputProposal.of(s.output == null ? DeliveryLog.TYPE : s.output, "result",
                 Json.createObjectBuilder().add("units", s.done).build())), "did " + s.done + " units");
     }
 }

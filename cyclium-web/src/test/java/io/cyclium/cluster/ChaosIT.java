@@ -1,0 +1,282 @@
+package io.cyclium.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.cluster.actors.ChaosLedger;
+import io.cyclium.keys.DedupeKeys;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The chaos suite: Payara Micro nodes on a database server of the suite's own (another loopback
+ * port; the machine's shared servers are never touched), a client sending {@code chaos.work}
+ * events to random nodes and retrying elsewhere ({@link EventLoad}), an actor restarting each
+ * episode up to five times whose single output goes to {@link ChaosLedger}: an adapter that
+ * honours the idempotency key, over a ledger <em>without</em> a unique constraint — and faults while the events flow: nodes killed with
+ * {@code kill -9} and stopped with SIGTERM and restarted, the database stopped for 30 s, every node
+ * restarted in turn (a rolling deploy), MariaDB killed with {@code kill -9}.
+ *
+ * <p>After each: every accepted event (2xx) has exactly one episode, every episode is done with
+ * exactly one ledger row, and all are done within {@link #SETTLE} of the last fault. The short
+ * version (a few hundred events) runs in CI; {@code -Dcyclium.soak=long} sends ≥ 5,000.
+ */
+class ChaosIT {
+
+    static final boolean LONG = "long".equals(System.getProperty("cyclium.soak"));
+    /** Lease 6 s + stale after 8 s + sweep every 1 s + drain 3 s, and room for the backlog the faults left. */
+    static final Duration SETTLE = Duration.ofSeconds(LONG ? 600 : 180);
+    static final String PAYLOAD = "{\"steps\":4,\"stepMs\":400,\"output\":\"" + ChaosLedger.TYPE + "\"}";
+
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    abstract static class Chaos {
+
+        PrivateDatabaseServer server;
+        ClusterHarness cluster;
+
+        abstract HarnessDatabase.Vendor vendor();
+
+        abstract int nodes();
+
+        @BeforeAll
+        void start() throws Exception {
+            server = PrivateDatabaseServer.start(vendor(), ClusterHarness.Builder.clusterRoot().resolve("chaos-db"));
+            try {
+                ClusterHarness.Builder b = ClusterHarness.on(vendor(), server.port())
+                        .war(ClusterFailoverIT.warWithClusterActor())
+                        .jvmOption("-XX:TieredStopAtLevel=1");
+                for (int i = 1; i <= nodes(); i++) {
+                    b.node("node-" + i);
+                }
+                cluster = b.start();
+                try (Connection c = cluster.database().connect()) {
+                    ChaosLedger.createTables(c);
+                }
+            } catch (RuntimeException | Error e) {
+                server.close();
+                throw e;
+            }
+        }
+
+        @BeforeEach
+        void everyNodeRuns() {
+            for (ClusterNode node : cluster.nodes()) {
+                if (!node.isAlive()) {
+                    cluster.restart(node.name());
+                }
+            }
+        }
+
+        @AfterAll
+        void stop() {
+            try {
+                if (cluster != null) {
+                    cluster.close();
+                }
+            } finally {
+                server.close();
+            }
+        }
+
+        EventLoad load(String variant, int atLeast) {
+            double rate = LONG ? 5 : 4;
+            return EventLoad.start(cluster.nodes(), variant + "-" + UUID.randomUUID().toString().substring(0, 6), PAYLOAD, rate,
+                    atLeast);
+        }
+
+        static void sleep(long millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /**
+         * Waits until every accepted event's episode is terminal (at most {@link #SETTLE} after the
+         * last fault), then checks the promises and prints the figures.
+         */
+        void assertNothingLostOrDoubled(String variant, EventLoad load, Instant lastFault) {
+            Map<String, String> keyToEvent = new HashMap<>();
+            load.accepted().keySet().forEach(id -> keyToEvent.put(
+                    DedupeKeys.event("cluster_actor", "chaos", id, "chaos.work", null), id));
+            Instant deadline = lastFault.plus(SETTLE);
+            Map<String, List<Map<String, Object>>> byKey;
+            Instant allTerminal = null;
+            while (true) {
+                byKey = cluster.database().query("SELECT id, dedupe_key, status, attempts, error_class FROM cyclium_episodes"
+                        + " WHERE expectation_id = 'chaos'").stream()
+                        .filter(r -> keyToEvent.containsKey((String) r.get("dedupe_key")))
+                        .collect(Collectors.groupingBy(r -> (String) r.get("dedupe_key")));
+                boolean terminal = byKey.size() == keyToEvent.size() && byKey.values().stream().flatMap(List::stream)
+                        .allMatch(r -> Set.of("done", "failed", "canceled").contains(r.get("status")));
+                if (terminal) {
+                    allTerminal = Instant.now();
+                    break;
+                }
+                if (Instant.now().isAfter(deadline)) {
+                    break;
+                }
+                sleep(1000);
+            }
+            Map<String, List<Map<String, Object>>> found = byKey;
+            List<String> lost = keyToEvent.keySet().stream().filter(k -> !found.containsKey(k)).map(keyToEvent::get).sorted().toList();
+            List<String> duplicated = found.entrySet().stream().filter(e -> e.getValue().size() > 1).map(e -> keyToEvent.get(e.getKey()))
+                    .toList();
+            List<Map<String, Object>> episodes = found.values().stream().flatMap(List::stream).toList();
+            List<Map<String, Object>> notDone = episodes.stream().filter(r -> !"done".equals(r.get("status"))).toList();
+            Map<String, Long> ledger = cluster.database().query("SELECT episode_id, COUNT(*) AS n FROM it_ledger GROUP BY episode_id")
+                    .stream().collect(Collectors.toMap(r -> (String) r.get("episode_id"), r -> ((Number) r.get("n")).longValue()));
+            List<String> missingOutput = episodes.stream().filter(r -> "done".equals(r.get("status")))
+                    .map(r -> (String) r.get("id")).filter(id -> !ledger.containsKey(id)).toList();
+            List<String> doubledOutput = episodes.stream().map(r -> (String) r.get("id"))
+                    .filter(id -> ledger.getOrDefault(id, 0L) > 1).toList();
+            long calls = ((Number) cluster.database().query("SELECT COUNT(*) AS n FROM it_ledger_calls").get(0).get("n")).longValue();
+            long rows = ((Number) cluster.database().query("SELECT COUNT(*) AS n FROM it_ledger").get(0).get("n")).longValue();
+            int restarts = episodes.stream().mapToInt(r -> ((Number) r.get("attempts")).intValue() - 1).sum();
+            String figures = String.format(Locale.ROOT, "[figures] chaos %s %s: %d events sent, %d accepted, %d given up,"
+                            + " %d refusals + %d connection errors retried, longest wait for a 2xx %.1f s; %d episodes,"
+                            + " %d extra attempts, %d not done, %d lost, %d duplicated, %d outputs missing, %d doubled"
+                            + " (suite so far: %d adapter calls for %d ledger rows);"
+                            + " all terminal %s after the last fault",
+                    vendor(), variant, load.sent(), load.accepted().size(), load.givenUp().size(), load.refusals(),
+                    load.connectionErrors(), load.longestDelay().toMillis() / 1000.0, episodes.size(), restarts, notDone.size(),
+                    lost.size(), duplicated.size(), missingOutput.size(), doubledOutput.size(), calls, rows,
+                    allTerminal == null ? "NOT within " + SETTLE.toSeconds() + " s"
+                            : String.format(Locale.ROOT, "%.1f s", Duration.between(lastFault, allTerminal).toMillis() / 1000.0));
+            System.out.println(figures);
+            assertThat(load.accepted()).as("accepted events").isNotEmpty();
+            assertThat(lost).as("accepted events without an episode. " + figures).isEmpty();
+            assertThat(duplicated).as("events with more than one episode").isEmpty();
+            assertThat(notDone).as("episodes not done (stranded or failed) %s after the last fault", SETTLE).isEmpty();
+            assertThat(missingOutput).as("done episodes whose output never reached the ledger").isEmpty();
+            assertThat(doubledOutput).as("episodes whose output reached the ledger twice").isEmpty();
+            assertThat(allTerminal).as("all terminal within %s of the last fault", SETTLE).isNotNull();
+        }
+
+        @Test
+        void nodes_killed_with_kill_9_and_stopped_with_sigterm_and_restarted_lose_and_double_nothing() {
+            int cycles = LONG ? 10 : 2;
+            EventLoad load = load("kill", LONG ? 2_500 : 120);
+            try {
+                sleep(5_000);
+                Instant lastFault = Instant.now();
+                for (int k = 0; k < cycles; k++) {
+                    String node = cluster.nodes().get(k % nodes()).name();
+                    lastFault = k % 2 == 0 ? cluster.kill9(node) : cluster.sigterm(node);
+                    cluster.waitForExit(node, Duration.ofSeconds(60));
+                    sleep(2_000);
+                    cluster.restart(node);
+                }
+                load.finish();
+                assertNothingLostOrDoubled("kill -9 / SIGTERM cycling (" + cycles + " faults)", load, lastFault);
+            } finally {
+                load.close();
+            }
+        }
+    }
+
+    @Nested
+    class OnPostgresql extends Chaos {
+
+        @Override
+        HarnessDatabase.Vendor vendor() {
+            return HarnessDatabase.Vendor.POSTGRESQL;
+        }
+
+        @Override
+        int nodes() {
+            return 3;
+        }
+
+        @Test
+        void the_database_stopped_for_30_seconds_loses_and_doubles_nothing() {
+            EventLoad load = load("dbstop", LONG ? 1_000 : 120);
+            try {
+                sleep(5_000);
+                server.stop();
+                sleep(30_000);
+                server.launch();
+                Instant lastFault = Instant.now();
+                sleep(5_000);
+                load.finish();
+                assertNothingLostOrDoubled("database stopped 30 s", load, lastFault);
+            } finally {
+                load.close();
+            }
+        }
+
+        @Test
+        void a_rolling_restart_of_every_node_under_load_refuses_no_event_longer_than_one_nodes_restart() {
+            EventLoad load = load("rolling", LONG ? 1_500 : 120);
+            Duration longestRestart = Duration.ZERO;
+            try {
+                sleep(5_000);
+                Instant lastFault = Instant.now();
+                for (ClusterNode node : cluster.nodes()) {
+                    Instant begin = Instant.now();
+                    lastFault = begin;
+                    cluster.restart(node.name());
+                    Duration took = Duration.between(begin, Instant.now());
+                    longestRestart = took.compareTo(longestRestart) > 0 ? took : longestRestart;
+                }
+                load.finish();
+                assertNothingLostOrDoubled("rolling restart", load, lastFault);
+                System.out.printf(Locale.ROOT, "[figures] chaos rolling restart: longest node restart %.1f s, longest wait for a 2xx %.1f s%n",
+                        longestRestart.toMillis() / 1000.0, load.longestDelay().toMillis() / 1000.0);
+                assertThat(load.givenUp()).isEmpty();
+                assertThat(load.longestDelay()).as("longest wait for a 2xx while retrying on other nodes")
+                        .isLessThan(longestRestart);
+            } finally {
+                load.close();
+            }
+        }
+    }
+
+    @Nested
+    class OnMariadb extends Chaos {
+
+        @Override
+        HarnessDatabase.Vendor vendor() {
+            return HarnessDatabase.Vendor.MARIADB;
+        }
+
+        @Override
+        int nodes() {
+            return 2;
+        }
+
+        @Test
+        void mariadb_killed_with_kill_9_and_restarted_loses_and_doubles_nothing() {
+            EventLoad load = load("dbkill", LONG ? 1_000 : 100);
+            try {
+                sleep(5_000);
+                server.kill9();
+                sleep(5_000);
+                server.launch();
+                Instant lastFault = Instant.now();
+                sleep(5_000);
+                load.finish();
+                assertNothingLostOrDoubled("MariaDB kill -9 and restart", load, lastFault);
+            } finally {
+                load.close();
+            }
+        }
+    }
+}
