@@ -29,6 +29,8 @@ public final class LeasedClaimGate implements ClaimGate {
     private final Telemetry telemetry;
     private final Map<String, HeldClaim> held = new ConcurrentHashMap<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    /** Keys other code of this node holds through {@link WorkClaims} directly and settles itself (a retention run). */
+    private final Set<String> heldOutside = ConcurrentHashMap.newKeySet();
     /** Held leases the last audits found unused, with the number of audits in a row (heartbeat thread only). */
     private final Map<HeldClaim, Integer> unaccounted = new ConcurrentHashMap<>();
     private volatile boolean renewing = true;
@@ -92,6 +94,25 @@ public final class LeasedClaimGate implements ClaimGate {
         held.remove(claim.key(), claim);
     }
 
+    /**
+     * Says that code outside the gate is about to acquire {@code key} for this node through
+     * {@link WorkClaims} and will settle it itself (the retention runner, whose claim lives as long
+     * as a batch job). Call it before the acquire, as {@link #acquire} marks its keys pending: the
+     * heartbeat renews every live claim of this node in one statement and takes one that no task
+     * holds for an orphan of a dead task and fails it — which failed the retention run's claim
+     * within a second of its start, on every node that took the run over. While registered the
+     * claim is renewed with the rest and never failed as an orphan; a takeover still moves its
+     * fence, which its holder checks.
+     */
+    public void holdOutside(String key) {
+        heldOutside.add(key);
+    }
+
+    /** The outside holder has settled {@code key} or given up on acquiring it. */
+    public void releaseOutside(String key) {
+        heldOutside.remove(key);
+    }
+
     /** Registers a claim taken elsewhere on this node (the recovery sweep hands its claim over). */
     public void adopt(HeldClaim claim) {
         held.put(claim.key(), claim);
@@ -138,7 +159,7 @@ public final class LeasedClaimGate implements ClaimGate {
             }
         }
         for (String key : live.keySet()) {
-            if (!held.containsKey(key) && !pending.contains(key)) {
+            if (!held.containsKey(key) && !pending.contains(key) && !heldOutside.contains(key)) {
                 // A live lease nobody here runs (a task that died without settling it): let it
                 // expire instead of renewing it forever.
                 try {

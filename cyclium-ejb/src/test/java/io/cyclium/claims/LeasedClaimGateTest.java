@@ -81,6 +81,22 @@ class LeasedClaimGateTest {
         assertThat(gate.stillOwns(again)).isTrue();
     }
 
+    @Test
+    void a_claim_held_outside_the_gate_is_renewed_by_the_heartbeat_and_not_failed_as_an_orphan_until_let_go() {
+        String key = "maintenance:retention:2026-01-01";
+        gate.holdOutside(key);
+        long fence = ((Acquisition.Acquired) claims.acquire(key, "node-a", LEASE, "maintenance")).claim().fence();
+
+        clock.advance(java.time.Duration.ofSeconds(LEASE - 1));
+        assertThat(gate.renewAll()).as("renewed with this node's other claims").isEqualTo(1);
+        clock.advance(java.time.Duration.ofSeconds(LEASE - 1));
+        assertThat(claims.ownsAtFence(key, "node-a", fence)).as("renewed, and not failed by the audit of live claims").isTrue();
+
+        gate.releaseOutside(key);
+        gate.renewAll();
+        assertThat(claims.ownsAtFence(key, "node-a", fence)).as("let go: a live claim no task holds is failed").isFalse();
+    }
+
     /** Claims on {@link #claims} that run {@code whileReading} in the middle of the heartbeat's read of its live leases. */
     private static final class ConcurrentRead implements WorkClaims {
         private final WorkClaims inner;
