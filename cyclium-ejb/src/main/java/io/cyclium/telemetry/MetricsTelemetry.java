@@ -7,8 +7,13 @@ import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.metrics.MetricID;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
 import org.eclipse.microprofile.metrics.annotation.RegistryScope;
@@ -34,6 +39,8 @@ public class MetricsTelemetry implements Telemetry {
     Instance<MetricRegistry> registries;
 
     private volatile MetricRegistry registry;
+    /** The current reading of each gauge: the registry keeps the first function it was given, so it reads through this. */
+    private final Map<MetricID, AtomicReference<LongSupplier>> gauges = new ConcurrentHashMap<>();
     private volatile boolean warned;
 
     @PostConstruct
@@ -50,40 +57,58 @@ public class MetricsTelemetry implements Telemetry {
 
     @Override
     public void count(String name, String... tags) {
-        MetricRegistry r = registry;
-        if (r == null) {
-            return;
-        }
-        try {
-            r.counter("cyclium_" + name, tags(tags)).inc();
-        } catch (RuntimeException e) {
-            warnOnce(name, e);
-        }
+        onRegistry(name, r -> r.counter("cyclium_" + name, tags(tags)).inc());
     }
 
     @Override
     public void count(String name, long n, String... tags) {
-        MetricRegistry r = registry;
-        if (r == null || n <= 0) {
-            return;
-        }
-        try {
-            r.counter("cyclium_" + name, tags(tags)).inc(n);
-        } catch (RuntimeException e) {
-            warnOnce(name, e);
+        if (n > 0) {
+            onRegistry(name, r -> r.counter("cyclium_" + name, tags(tags)).inc(n));
         }
     }
 
     @Override
     public void time(String name, Duration duration, String... tags) {
+        onRegistry(name, r -> r.timer("cyclium_" + name, tags(tags)).update(duration));
+    }
+
+    @Override
+    public void record(String name, long value, String... tags) {
+        onRegistry(name, r -> r.histogram("cyclium_" + name, tags(tags)).update(value));
+    }
+
+    @Override
+    public void gauge(String name, LongSupplier value, String... tags) {
+        onRegistry(name, r -> {
+            MetricID id = new MetricID("cyclium_" + name, tags(tags));
+            AtomicReference<LongSupplier> reading = gauges.computeIfAbsent(id, k -> {
+                AtomicReference<LongSupplier> ref = new AtomicReference<>(value);
+                r.gauge(k, ref, MetricsTelemetry::read);
+                return ref;
+            });
+            reading.set(value);
+        });
+    }
+
+    /** Records on the registry when there is one; a failure is logged once and never reaches the caller. */
+    private void onRegistry(String name, java.util.function.Consumer<MetricRegistry> use) {
         MetricRegistry r = registry;
         if (r == null) {
             return;
         }
         try {
-            r.timer("cyclium_" + name, tags(tags)).update(duration);
+            use.accept(r);
         } catch (RuntimeException e) {
             warnOnce(name, e);
+        }
+    }
+
+    /** A gauge's reading; a failing supplier reads as -1 rather than failing the whole scrape. */
+    private static Long read(AtomicReference<LongSupplier> reading) {
+        try {
+            return reading.get().getAsLong();
+        } catch (RuntimeException e) {
+            return -1L;
         }
     }
 

@@ -162,6 +162,7 @@ class EpisodeTaskTest {
         final List<EpisodeFinished> finished = new CopyOnWriteArrayList<>();
         final Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();
         ClaimGate gate = new PassthroughClaimGate();
+        final io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
         Scripted strategy;
 
         Rig(Vendor vendor) {
@@ -215,7 +216,7 @@ class EpisodeTaskTest {
                     return strategy;
                 }
             };
-            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, Telemetry.NOOP);
+            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, telemetry);
         }
 
         String insert(ExpectationDefinition exp) {
@@ -311,6 +312,25 @@ class EpisodeTaskTest {
         assertThat(rig.row(id).errorClass).isEqualTo("budget_exceeded");
         assertThat(rig.kinds(id)).containsExactly("observation", "observation", "observation", "episode_failed");
         assertThat(rig.finished).extracting(EpisodeFinished::status).containsExactly("failed");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2"})
+    void a_run_counts_its_start_and_times_its_duration_per_actor_expectation_and_status(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        rig.strategy = new Scripted((s, c) -> s.step < 2 ? Step.observe("slow", ctx -> {
+            rig.clock.advance(Duration.ofMillis(1_500));
+            return Json.createValue(1);
+        }) : Step.done("after two slow looks"), null);
+        ExpectationDefinition exp = rig.expectation(100, Duration.ofMinutes(1));
+        String id = rig.insert(exp);
+
+        rig.run(exp, id);
+
+        assertThat(rig.row(id).status).isEqualTo("done");
+        assertThat(rig.telemetry.count("episode_started")).isEqualTo(1);
+        assertThat(rig.telemetry.recorded("episode_duration", "actor", "test_actor", "expectation", "test_exp", "status", "done"))
+                .as("milliseconds on the injected clock").containsExactly(3_000L);
     }
 
     @ParameterizedTest
