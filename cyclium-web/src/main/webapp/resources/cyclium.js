@@ -79,12 +79,17 @@ var cyclium = (function () {
         pollMs: 5000,
         safetyMs: 60000,
         pending: null,
-        relevant: function () { return true; },
+        kinds: {},
+        // journal rows concern only their episode's page (which sets its own filter): a list or the
+        // dashboard refreshes on an episode's end, a finding or a lease, not on every step
+        relevant: function (m) { return !m || m.what !== "step"; },
         onOpen: function () { live.open = true; live.show(); },
         onClose: function () { live.open = false; live.show(); },
         onMessage: function (message) {
             live.pushes++;
             live.last = message;
+            var what = message && message.what ? message.what : "?";
+            live.kinds[what] = (live.kinds[what] || 0) + 1;
             if (live.relevant(message)) { live.soon(); }
         },
         soon: function () {

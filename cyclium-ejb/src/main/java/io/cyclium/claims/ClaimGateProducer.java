@@ -34,6 +34,9 @@ public class ClaimGateProducer {
     @Inject
     Telemetry telemetry;
 
+    @Inject
+    jakarta.enterprise.event.Event<ClaimChanged> changes;
+
     private volatile ClaimOutcomeTally tally;
     private volatile JpaWorkClaims workClaims;
     private volatile LeasedClaimGate leased;
@@ -45,6 +48,7 @@ public class ClaimGateProducer {
             workClaims = new JpaWorkClaims(tx, vendor, tally);
             if (config.workClaimsEnabled()) {
                 leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), tally);
+                leased.onChange(changes::fire);
             }
         }
     }

@@ -34,6 +34,7 @@ public final class LeasedClaimGate implements ClaimGate {
     /** Held leases the last audits found unused, with the number of audits in a row (heartbeat thread only). */
     private final Map<HeldClaim, Integer> unaccounted = new ConcurrentHashMap<>();
     private volatile boolean renewing = true;
+    private volatile java.util.function.Consumer<ClaimChanged> changes = change -> { };
 
     public LeasedClaimGate(WorkClaims claims, String owner, int leaseSeconds, Telemetry telemetry) {
         this.claims = claims;
@@ -50,6 +51,7 @@ public final class LeasedClaimGate implements ClaimGate {
             if (a instanceof Acquisition.Acquired got) {
                 HeldClaim claim = new HeldClaim(key, got.claim().fence(), false);
                 held.put(key, claim);
+                announce(claim, got.takeover() ? "taken_over" : "acquired");
                 return Optional.of(claim);
             }
             return Optional.empty();
@@ -74,6 +76,8 @@ public final class LeasedClaimGate implements ClaimGate {
         }
         if (!claims.complete(claim.key(), owner)) {
             LOG.fine(() -> "Completing " + claim + ": no longer ours (taken over or released)");
+        } else {
+            announce(claim, "completed");
         }
     }
 
@@ -86,6 +90,8 @@ public final class LeasedClaimGate implements ClaimGate {
         }
         if (!claims.fail(claim.key(), owner, detail)) {
             LOG.fine(() -> "Failing " + claim + ": no longer ours (taken over or released)");
+        } else {
+            announce(claim, "failed");
         }
     }
 
@@ -111,6 +117,20 @@ public final class LeasedClaimGate implements ClaimGate {
     /** The outside holder has settled {@code key} or given up on acquiring it. */
     public void releaseOutside(String key) {
         heldOutside.remove(key);
+    }
+
+    /** Who hears of each lease this gate takes, settles or loses (the producer fires them as CDI events). */
+    public void onChange(java.util.function.Consumer<ClaimChanged> listener) {
+        this.changes = listener == null ? change -> { } : listener;
+    }
+
+    /** Never fails the claim operation it reports: the lease is taken or settled whatever a listener does. */
+    private void announce(HeldClaim claim, String change) {
+        try {
+            changes.accept(new ClaimChanged(claim.key(), owner, claim.fence(), change));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "A listener of " + claim + " (" + change + ") failed", e);
+        }
     }
 
     /** Registers a claim taken elsewhere on this node (the recovery sweep hands its claim over). */
@@ -151,6 +171,7 @@ public final class LeasedClaimGate implements ClaimGate {
             if (fence == null || fence != claim.fence()) {
                 if (!claim.lost()) {
                     claim.markLost();
+                    announce(claim, "lost");
                     telemetry.count("work_claims", "outcome", "renew_failed");
                     LOG.warning(() -> "Lease " + claim + " is no longer held by " + owner
                             + ": its task stops before its next step and delivers nothing");

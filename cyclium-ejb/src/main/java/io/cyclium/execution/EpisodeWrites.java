@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.StepKind;
 import io.cyclium.claims.HeldClaim;
@@ -48,8 +49,19 @@ final class EpisodeWrites {
                 em -> env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs));
         if (!written) {
             LOG.info(() -> "Episode " + episodeId + ": step " + no + " was already journaled by another owner");
+        } else {
+            progressed(no, kind);
         }
         return written;
+    }
+
+    /** Tells listeners (open console pages) of a committed row; never fails the step that wrote it. */
+    private void progressed(int no, String kind) {
+        try {
+            env.progressed().accept(new EpisodeProgressed(episodeId, no, kind, env.node()));
+        } catch (RuntimeException e) {
+            LOG.log(java.util.logging.Level.FINE, "A listener of episode " + episodeId + "'s step " + no + " failed", e);
+        }
     }
 
     /** The {@code resumed} marker: this attempt continues from the checkpoint (or from init when there is none), under {@code claim}. */
@@ -77,6 +89,9 @@ final class EpisodeWrites {
             env.store().checkpoint(em, episodeId, no, phase, stateVersion, stateJson);
             return true;
         });
+        if (written) {
+            progressed(no, kind);
+        }
         return written ? no : -1;
     }
 
@@ -89,7 +104,7 @@ final class EpisodeWrites {
     boolean block(String stateJson, int stateVersion, String kind, JsonObject detail, int turns) {
         int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
         int no = stepNo++;
-        return rowThenJournal(em -> {
+        boolean blocked = rowThenJournal(em -> {
             if (env.store().block(em, episodeId, turns) != 1) {
                 return false;
             }
@@ -99,6 +114,10 @@ final class EpisodeWrites {
             }
             return true;
         });
+        if (blocked) {
+            progressed(no, kind);
+        }
+        return blocked;
     }
 
     /**

@@ -90,6 +90,9 @@ public class ActorHost {
     Event<EpisodeFinished> finishedEvents;
 
     @Inject
+    Event<io.cyclium.episode.EpisodeProgressed> progressedEvents;
+
+    @Inject
     @Any
     Instance<Object> beans;
 
@@ -114,7 +117,7 @@ public class ActorHost {
         strategyBeans.check();
         store = new EpisodeStore(vendor);
         TaskEnvironment env = new TaskEnvironment(tx, store, strategyBeans, claims, effects,
-                finishedEvents::fire, clock, identity.name(), telemetry);
+                finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire);
         runner = new LocalRunner(env, executor, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));

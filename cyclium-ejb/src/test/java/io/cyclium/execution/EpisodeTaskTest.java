@@ -163,6 +163,7 @@ class EpisodeTaskTest {
         final Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();
         ClaimGate gate = new PassthroughClaimGate();
         final io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
+        final List<io.cyclium.episode.EpisodeProgressed> progressed = new CopyOnWriteArrayList<>();
         Scripted strategy;
 
         Rig(Vendor vendor) {
@@ -216,7 +217,7 @@ class EpisodeTaskTest {
                     return strategy;
                 }
             };
-            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, telemetry);
+            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, telemetry, progressed::add);
         }
 
         String insert(ExpectationDefinition exp) {
@@ -273,6 +274,32 @@ class EpisodeTaskTest {
         assertThat(rig.delivered.values()).singleElement().satisfies(n -> assertThat(n.get()).isEqualTo(1));
         assertThat(rig.finished).singleElement().satisfies(f -> assertThat(f.status()).isEqualTo("done"));
         assertThat(rig.strategy.inits.get()).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2"})
+    void every_committed_journal_row_but_the_terminal_one_is_announced_as_it_is_written(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        String key = "f-" + UUID.randomUUID();
+        java.util.List<java.util.List<String>> seenAtEachStep = new CopyOnWriteArrayList<>();
+        rig.strategy = new Scripted((s, c) -> {
+            seenAtEachStep.add(rig.progressed.stream().map(io.cyclium.episode.EpisodeProgressed::kind).toList());
+            return s.step == 0 ? Step.observe("look", ctx -> Json.createValue(7)) : Step.converge();
+        }, raiseAndDeliver(key));
+        ExpectationDefinition exp = rig.expectation(10, Duration.ofMinutes(1));
+        String id = rig.insert(exp);
+
+        rig.run(exp, id);
+
+        assertThat(rig.progressed).extracting(io.cyclium.episode.EpisodeProgressed::kind)
+                .containsExactly("observation", "finding_raised", "output_delivered");
+        assertThat(rig.progressed).extracting(io.cyclium.episode.EpisodeProgressed::stepNo).containsExactly(1, 2, 3);
+        assertThat(rig.progressed).allSatisfy(p -> {
+            assertThat(p.episodeId()).isEqualTo(id);
+            assertThat(p.node()).isEqualTo(NODE);
+        });
+        assertThat(seenAtEachStep.get(1)).as("the observation was announced before the episode went on").containsExactly("observation");
+        assertThat(rig.finished).singleElement().satisfies(f -> assertThat(f.status()).isEqualTo("done"));
     }
 
     @ParameterizedTest
