@@ -79,7 +79,10 @@ var cyclium = (function () {
         pollMs: 5000,
         safetyMs: 60000,
         pending: null,
-        relevant: function () { return true; },
+        kinds: {},
+        // journal rows concern only their episode's page (which sets its own filter): a list or the
+        // dashboard refreshes on an episode's end, a finding or a lease, not on every step
+        relevant: function (m) { return !m || m.what !== "step"; },
         onOpen: function () { live.open = true; live.show(); },
         onClose: function () { live.open = false; live.show(); },
         onMessage: function (message) {
@@ -88,7 +91,9 @@ var cyclium = (function () {
             items.forEach(function (item) {
                 live.pushes++;
                 live.last = item;
-                if (item.what === "many" || live.relevant(item)) { live.soon(); }
+                var what = item && item.what ? item.what : "?";
+                live.kinds[what] = (live.kinds[what] || 0) + 1;
+                if (what === "many" || live.relevant(item)) { live.soon(); }
             });
         },
         soon: function () {

@@ -45,6 +45,8 @@ public class ClaimGateProducer {
     /** The application's own adapter, if it has one (no bean of this type ships with Cyclium). */
     @Inject
     Instance<WorkClaims> replacements;
+    @Inject
+    jakarta.enterprise.event.Event<ClaimChanged> changes;
 
     private volatile ClaimOutcomeTally tally;
     private volatile WorkClaims workClaims;
@@ -57,6 +59,7 @@ public class ClaimGateProducer {
             workClaims = chooseAdapter();
             if (config.workClaimsEnabled()) {
                 leased = new LeasedClaimGate(workClaims, identity.name(), config.leaseSeconds(), tally);
+                leased.onChange(changes::fire);
             }
         }
     }

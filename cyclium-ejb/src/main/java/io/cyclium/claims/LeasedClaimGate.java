@@ -30,9 +30,12 @@ public final class LeasedClaimGate implements ClaimGate {
     private final Telemetry telemetry;
     private final Map<String, HeldClaim> held = new ConcurrentHashMap<>();
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    /** Keys other code of this node holds through {@link WorkClaims} directly and settles itself (a retention run). */
+    private final Set<String> heldOutside = ConcurrentHashMap.newKeySet();
     /** Held leases the last audits found unused, with the number of audits in a row (heartbeat thread only). */
     private final Map<HeldClaim, Integer> unaccounted = new ConcurrentHashMap<>();
     private volatile boolean renewing = true;
+    private volatile java.util.function.Consumer<ClaimChanged> changes = change -> { };
 
     public LeasedClaimGate(WorkClaims claims, String owner, int leaseSeconds, Telemetry telemetry) {
         this.claims = claims;
@@ -49,6 +52,7 @@ public final class LeasedClaimGate implements ClaimGate {
             if (a instanceof Acquisition.Acquired got) {
                 HeldClaim claim = new HeldClaim(key, got.claim().fence(), false);
                 held.put(key, claim);
+                announce(claim, got.takeover() ? "taken_over" : "acquired");
                 return Optional.of(claim);
             }
             return Optional.empty();
@@ -73,6 +77,8 @@ public final class LeasedClaimGate implements ClaimGate {
         }
         if (!claims.complete(claim.key(), owner)) {
             LOG.fine(() -> "Completing " + claim + ": no longer ours (taken over or released)");
+        } else {
+            announce(claim, "completed");
         }
     }
 
@@ -85,6 +91,8 @@ public final class LeasedClaimGate implements ClaimGate {
         }
         if (!claims.fail(claim.key(), owner, detail)) {
             LOG.fine(() -> "Failing " + claim + ": no longer ours (taken over or released)");
+        } else {
+            announce(claim, "failed");
         }
     }
 
@@ -110,6 +118,9 @@ public final class LeasedClaimGate implements ClaimGate {
             held.put(claim.key(), claim);
         }
         pending.remove(claim.key());
+        if (committed) {
+            announce(claim, "acquired");
+        }
     }
 
     @Override
@@ -132,6 +143,39 @@ public final class LeasedClaimGate implements ClaimGate {
         pending.remove(claim.key());
     }
 
+    /**
+     * Says that code outside the gate is about to acquire {@code key} for this node through
+     * {@link WorkClaims} and will settle it itself (the retention runner, whose claim lives as long
+     * as a batch job). Call it before the acquire, as {@link #acquire} marks its keys pending: the
+     * heartbeat renews every live claim of this node in one statement and takes one that no task
+     * holds for an orphan of a dead task and fails it — which failed the retention run's claim
+     * within a second of its start, on every node that took the run over. While registered the
+     * claim is renewed with the rest and never failed as an orphan; a takeover still moves its
+     * fence, which its holder checks.
+     */
+    public void holdOutside(String key) {
+        heldOutside.add(key);
+    }
+
+    /** The outside holder has settled {@code key} or given up on acquiring it. */
+    public void releaseOutside(String key) {
+        heldOutside.remove(key);
+    }
+
+    /** Who hears of each lease this gate takes, settles or loses (the producer fires them as CDI events). */
+    public void onChange(java.util.function.Consumer<ClaimChanged> listener) {
+        this.changes = listener == null ? change -> { } : listener;
+    }
+
+    /** Never fails the claim operation it reports: the lease is taken or settled whatever a listener does. */
+    private void announce(HeldClaim claim, String change) {
+        try {
+            changes.accept(new ClaimChanged(claim.key(), owner, claim.fence(), change));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "A listener of " + claim + " (" + change + ") failed", e);
+        }
+    }
+
     /** Registers a claim taken elsewhere on this node (the recovery sweep hands its claim over). */
     public void adopt(HeldClaim claim) {
         held.put(claim.key(), claim);
@@ -149,10 +193,12 @@ public final class LeasedClaimGate implements ClaimGate {
         int heldBefore = held.size();
         int pendingBefore = pending.size();
         int renewed = claims.renewAll(owner, leaseSeconds);
-        // Fewer rows than held: a lease may be lost. More than held and pending together: a live
-        // row nobody here holds. In between, pending leases (taken, not yet registered, or being
-        // settled) explain the difference, and the tick costs its one statement only.
-        if (renewed < Math.min(heldBefore, held.size()) || renewed > Math.max(heldBefore, held.size()) + pendingBefore + pending.size()) {
+        // Fewer rows than held: a lease may be lost. More than held, pending and held outside
+        // together: a live row nobody here holds. In between, pending leases (taken, not yet
+        // registered, or being settled) explain the difference, and the tick costs its one
+        // statement only.
+        if (renewed < Math.min(heldBefore, held.size())
+                || renewed > Math.max(heldBefore, held.size()) + pendingBefore + pending.size() + heldOutside.size()) {
             reconcile();
         }
         return renewed; // counted per row by the claims themselves
@@ -175,6 +221,7 @@ public final class LeasedClaimGate implements ClaimGate {
             if (fence == null || fence != claim.fence()) {
                 if (!claim.lost()) {
                     claim.markLost();
+                    announce(claim, "lost");
                     telemetry.count("work_claims", "outcome", "renew_failed");
                     LOG.warning(() -> "Lease " + claim + " is no longer held by " + owner
                             + ": its task stops before its next step and delivers nothing");
@@ -183,7 +230,7 @@ public final class LeasedClaimGate implements ClaimGate {
             }
         }
         for (String key : live.keySet()) {
-            if (!held.containsKey(key) && !pending.contains(key)) {
+            if (!held.containsKey(key) && !pending.contains(key) && !heldOutside.contains(key)) {
                 // A live lease nobody here runs (a task that died without settling it): let it
                 // expire instead of renewing it forever.
                 try {

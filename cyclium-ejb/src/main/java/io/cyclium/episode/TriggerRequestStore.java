@@ -63,6 +63,16 @@ public class TriggerRequestStore {
         return rows(sql.query(em).setMaxResults(limit).getResultList());
     }
 
+    /** How many requests {@link #pending} would return without a limit (the poller's gauge, when its page was full). */
+    public long countPending(EntityManager em, String env, String stack) {
+        NativeSql sql = new NativeSql().sql("SELECT COUNT(*) FROM cyclium_trigger_requests WHERE status = 'pending' AND ")
+                .is("source_env", env);
+        if (stack != null) {
+            sql.sql(" AND ").is("source_stack", stack);
+        }
+        return ((Number) sql.query(em).getSingleResult()).longValue();
+    }
+
     /** pending → claimed by {@code node}. 0 rows: another node claimed it first (normal). */
     public int claim(EntityManager em, String id, String node) {
         return new NativeSql().sql("UPDATE cyclium_trigger_requests SET status = 'claimed', claimed_by = ").value(node)

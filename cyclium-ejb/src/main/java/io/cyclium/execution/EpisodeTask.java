@@ -64,6 +64,9 @@ public final class EpisodeTask implements Runnable {
     private int checkpointBase = -1;
     private int turnsAtCheckpoint;
     private Outcome outcome = Outcome.NOT_RUNNABLE;
+    // when this run took the episode up (its duration metric counts from here: a run resumed after
+    // an approval or on another node is timed from its resume, not from the episode's first start)
+    private Instant runStartedAt;
 
     /**
      * @param given       the row as just inserted by this node, or null to read it
@@ -147,6 +150,9 @@ public final class EpisodeTask implements Runnable {
                 env.claims().complete(claim);
                 return Outcome.NOT_RUNNABLE;
             }
+            runStartedAt = env.clock().instant();
+            env.telemetry().count("episode_started", "actor", s.ref().actorId(), "expectation", s.ref().expectationId(),
+                    "resumed", String.valueOf(resume));
             result = loop(s, exp.get(), claim);
         } catch (Exception e) {
             result = crash(s, e);
@@ -310,6 +316,10 @@ public final class EpisodeTask implements Runnable {
 
     private void terminal(RunSnapshot s, EpisodeStatus status, String errorClass) {
         env.telemetry().count("episode_finished", "actor", s.ref().actorId(), "status", status.wire());
+        if (runStartedAt != null) {
+            env.telemetry().time("episode_duration", Duration.between(runStartedAt, env.clock().instant()), "actor",
+                    s.ref().actorId(), "expectation", s.ref().expectationId(), "status", status.wire());
+        }
         try {
             env.finished().accept(new EpisodeFinished(episodeId, s.ref().actorId(), s.ref().expectationId(), status.wire(),
                     errorClass, s.workflowInstanceId(), s.workflowStepId()));

@@ -1,6 +1,7 @@
 package io.cyclium.execution;
 
 import io.cyclium.store.Jsons;
+import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.StepKind;
 import io.cyclium.claims.HeldClaim;
@@ -83,8 +84,19 @@ final class EpisodeWrites {
         });
         if (!written) {
             LOG.info(() -> "Episode " + episodeId + ": step " + no + " was already journaled by another owner");
+        } else {
+            progressed(no, kind);
         }
         return written;
+    }
+
+    /** Tells listeners (open console pages) of a committed row; never fails the step that wrote it. */
+    private void progressed(int no, String kind) {
+        try {
+            env.progressed().accept(new EpisodeProgressed(episodeId, no, kind, env.node()));
+        } catch (RuntimeException e) {
+            LOG.log(java.util.logging.Level.FINE, "A listener of episode " + episodeId + "'s step " + no + " failed", e);
+        }
     }
 
     /** The {@code resumed} marker: this attempt continues from the checkpoint (or from init when there is none), under {@code claim}. */
@@ -118,6 +130,9 @@ final class EpisodeWrites {
             return true;
         });
         checkpointsExist |= written;
+        if (written) {
+            progressed(no, kind);
+        }
         return written ? no : -1;
     }
 
@@ -130,7 +145,7 @@ final class EpisodeWrites {
     boolean block(String stateJson, int stateVersion, String kind, JsonObject detail, int turns) {
         int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
         int no = stepNo++;
-        return rowThenJournal(true, null, em -> {
+        boolean blocked = rowThenJournal(true, null, em -> {
             if (env.store().block(em, episodeId, turns) != 1) {
                 return false;
             }
@@ -140,6 +155,10 @@ final class EpisodeWrites {
             }
             return true;
         });
+        if (blocked) {
+            progressed(no, kind);
+        }
+        return blocked;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.cyclium.execution;
 
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
@@ -10,5 +11,12 @@ import java.util.function.Consumer;
 
 /** Everything an {@link EpisodeTask} uses, so the same loop runs in the container and in tests. */
 public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
-        ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry) {
+        ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
+        Consumer<EpisodeProgressed> progressed) {
+
+    /** Without anyone told of journal rows as they are written (tests, tools). */
+    public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
+            Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry) {
+        this(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progress -> { });
+    }
 }

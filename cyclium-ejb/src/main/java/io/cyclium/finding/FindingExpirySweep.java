@@ -45,6 +45,9 @@ public class FindingExpirySweep {
     @PostConstruct
     void schedule() {
         timers.createIntervalTimer(INTERVAL_MS, INTERVAL_MS, new TimerConfig(null, false));
+        // the finding_active gauges exist (and read true) from boot, not from the first tick a minute later
+        BackgroundPass.run("finding_expiry", LOG, telemetry, () -> "Counting active findings at boot failed; the first sweep"
+                + " counts them again in " + INTERVAL_MS / 1000 + " s", () -> findings.recountActive(false));
     }
 
     /** Never throws: a failure is logged and counted, and the next tick tries again. */
@@ -65,6 +68,7 @@ public class FindingExpirySweep {
                     if (cleared[0] > 0) {
                         LOG.fine(() -> "Cleared " + cleared[0] + " expired findings");
                     }
+                    findings.recountActive(false);
                 });
     }
 }

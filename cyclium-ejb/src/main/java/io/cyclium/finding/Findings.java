@@ -43,12 +43,43 @@ public class Findings {
 
     private FindingStore store;
     private FindingQueries queries;
+    /** Active findings per severity as last counted (the finding_active gauges read these, never the database). */
+    private final Map<String, java.util.concurrent.atomic.AtomicLong> active = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile long activeCountedAt = Long.MIN_VALUE / 2;
 
     @PostConstruct
     void init() {
         store = new FindingStore(vendor);
         queries = new FindingQueries(vendor);
+        for (Severity s : Severity.values()) {
+            java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
+            active.put(s.wireName(), n);
+            telemetry.gauge("finding_active", n::get, "severity", s.wireName());
+        }
     }
+
+    /**
+     * Counts the active findings of the cluster (every env) for the finding_active gauges: one
+     * grouped count on the (status, class) index. The expiry sweep calls it every tick, and a
+     * change on this node calls it at most every {@value #ACTIVE_RECOUNT_MS} ms, so this node's own
+     * raises and clears show at once and other nodes' within a sweep interval.
+     */
+    public void recountActive(boolean throttled) {
+        long now = System.nanoTime();
+        if (throttled && now - activeCountedAt < ACTIVE_RECOUNT_MS * 1_000_000L) {
+            return;
+        }
+        activeCountedAt = now;
+        Map<String, Long> counts = tx.inNewTransaction(em -> queries.activeCountsBySeverity(em));
+        counts.forEach((severity, n) -> {
+            java.util.concurrent.atomic.AtomicLong gauge = active.get(severity);
+            if (gauge != null) {
+                gauge.set(n);
+            }
+        });
+    }
+
+    static final long ACTIVE_RECOUNT_MS = 5_000;
 
     public FindingOutcome apply(FindingAction action, EpisodeRef episode) {
         return apply(action, episode, null);
@@ -66,6 +97,11 @@ public class Findings {
                 // the change is committed; an observer's failure must not turn it into an error
                 LOG.log(Level.WARNING, "A FindingChanged observer failed for finding " + outcome.findingKey()
                         + " (" + outcome.kind() + ", episode " + episodeId + "); the finding itself is saved", e);
+            }
+            try {
+                recountActive(true);
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "Counting active findings for the finding_active gauge failed; the expiry sweep counts again", e);
             }
         }
         return outcome;

@@ -124,6 +124,7 @@ public final class OutputRouter {
         }
         OutputView o = ((RetryClaim.Claimed) claim).output();
         LOG.info(() -> "Retrying output " + o.dedupeKey() + " (" + o.id() + ", attempt " + o.attempts() + ")");
+        telemetry.count("output_retried", "type", o.type());
         return deliver(new Delivery(o.id(), o.episodeId(), o.type(), o.dedupeKey(), o.payload(), o.attempts()));
     }
 

@@ -89,6 +89,11 @@ public class OrphanRecovery {
         telemetry.count("recovery", restarted, "outcome", "restarted");
         telemetry.count("recovery", failed, "outcome", "failed");
         telemetry.count("recovery", skipped, "outcome", "skipped");
+        // one event per sweep, empty sweeps included: the histograms' count is the number of sweeps
+        telemetry.record("recovery_sweep", orphans.size(), "outcome", "found");
+        telemetry.record("recovery_sweep", restarted, "outcome", "restarted");
+        telemetry.record("recovery_sweep", failed, "outcome", "failed");
+        telemetry.record("recovery_sweep", skipped, "outcome", "skipped");
         return new SweepReport(orphans.size(), restarted, failed, skipped, scope.stack(), scope.env());
     }
 

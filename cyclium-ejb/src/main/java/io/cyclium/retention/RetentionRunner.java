@@ -147,7 +147,9 @@ public class RetentionRunner {
         return (Start.Started) s;
     }
 
-    private Start start(LocalDate day, String runKey, String trigger, String requestedBy) {
+    // synchronized: the timer and a manual run may start on this node at once; one of them sees the
+    // other's run in `running` (and the outside-held claim is registered by one caller at a time)
+    private synchronized Start start(LocalDate day, String runKey, String trigger, String requestedBy) {
         String claimKey = CLAIM_PREFIX + day;
         if (running.values().stream().anyMatch(h -> h.claimKey().equals(claimKey))) {
             // This node drives a run under this claim already. Its lease may have lapsed for a
@@ -155,8 +157,18 @@ public class RetentionRunner {
             // start a second execution of the same run beside the first.
             return new Start.Busy(claimKey, identity.name());
         }
-        Acquisition a = claims().acquire(claimKey, identity.name(), config.leaseSeconds(), WORK_TYPE);
+        // Registered before the acquire: the heartbeat renews all of this node's claims and fails
+        // any that no episode task holds, which would end the run at its first chunk.
+        holdOutside(claimKey);
+        Acquisition a;
+        try {
+            a = claims().acquire(claimKey, identity.name(), config.leaseSeconds(), WORK_TYPE);
+        } catch (RuntimeException e) {
+            releaseOutside(claimKey);
+            throw e;
+        }
         if (!(a instanceof Acquisition.Acquired acquired)) {
+            releaseOutside(claimKey);
             String owner = claims().find(claimKey).map(ClaimRecord::owner).orElse("?");
             LOG.fine(() -> "Retention " + runKey + ": claim " + claimKey + " is busy (held by " + owner + ")");
             return new Start.Busy(claimKey, owner);
@@ -176,12 +188,12 @@ public class RetentionRunner {
                 RetentionQueries.Run run = tx.inNewTransaction(em -> new RetentionQueries().byKey(em, runKey)).orElseThrow();
                 if (run.status().equals(RunStatus.COMPLETED.wire())) {
                     // Completed between our read and the claim (or the claim was re-acquired after it settled).
-                    claims().complete(claimKey, identity.name());
+                    settle(claimKey, true, null);
                     return new Start.AlreadyDone(runKey);
                 }
                 runId = run.id();
                 if (tx.inNewTransaction(em -> store().resumeRun(em, run.id(), identity.name())) == 0) {
-                    claims().complete(claimKey, identity.name());
+                    settle(claimKey, true, null);
                     return new Start.AlreadyDone(runKey);
                 }
                 resumed = true;
@@ -189,7 +201,7 @@ public class RetentionRunner {
                         + " resumes it from each step's checkpoint");
             }
         } catch (RuntimeException e) {
-            claims().fail(claimKey, identity.name(), "retention run could not be recorded: " + e);
+            settle(claimKey, false, "retention run could not be recorded: " + e);
             throw e;
         }
         running.put(runId, new HeldRun(runId, claimKey, fence));
@@ -206,7 +218,7 @@ public class RetentionRunner {
         } catch (RuntimeException e) {
             running.remove(runId);
             tx.run(em -> store().finishRun(em, runId, identity.name(), RunStatus.FAILED, "the batch job did not start: " + e));
-            claims().fail(claimKey, identity.name(), "batch job did not start");
+            settle(claimKey, false, "batch job did not start");
             telemetry.count("retention_runs", "outcome", "failed");
             throw e;
         }
@@ -240,6 +252,27 @@ public class RetentionRunner {
                         .isPresent();
     }
 
+    /** Completes or fails the run's claim and stops vouching for it to the heartbeat. */
+    private void settle(String claimKey, boolean completed, String failure) {
+        try {
+            if (completed) {
+                claims().complete(claimKey, identity.name());
+            } else {
+                claims().fail(claimKey, identity.name(), failure);
+            }
+        } finally {
+            releaseOutside(claimKey);
+        }
+    }
+
+    private void holdOutside(String claimKey) {
+        claimGates.leased().ifPresent(g -> g.holdOutside(claimKey));
+    }
+
+    private void releaseOutside(String claimKey) {
+        claimGates.leased().ifPresent(g -> g.releaseOutside(claimKey));
+    }
+
     Duration window(RetentionStep step) {
         RetentionSettings s = settings();
         return switch (step) {
@@ -254,6 +287,7 @@ public class RetentionRunner {
     void finished(String runId) {
         HeldRun held = running.remove(runId);
         if (held != null && !holds(held)) {
+            releaseOutside(held.claimKey());
             // Taken over (this node paused past its lease): the run is the taker's to settle now.
             LOG.warning(() -> "Retention run " + runId + " on " + identity.name() + " ended after its claim " + held.claimKey()
                     + " moved on; the node that took it over settles the run");
@@ -270,13 +304,12 @@ public class RetentionRunner {
             LOG.info(() -> "Retention run " + e.run().runKey() + " " + (ok ? "completed" : "failed") + " on " + identity.name()
                     + ": " + e.steps());
             if (held != null) {
-                if (ok) {
-                    claims().complete(held.claimKey(), identity.name());
-                } else {
-                    claims().fail(held.claimKey(), identity.name(), "retention run " + runId + " failed");
-                }
+                settle(held.claimKey(), ok, "retention run " + runId + " failed");
             }
         } catch (RuntimeException ex) {
+            if (held != null) {
+                releaseOutside(held.claimKey());
+            }
             LOG.log(Level.WARNING, "Settling retention run " + runId + " on " + identity.name() + " failed; its claim lapses"
                     + " after " + config.leaseSeconds() + " s and the next catch-up tick resumes the run", ex);
             telemetry.count("retention_failed", "stage", "settle");

@@ -94,6 +94,9 @@ public class ActorHost {
     Event<EventStored> storedEvents;
 
     @Inject
+    Event<io.cyclium.episode.EpisodeProgressed> progressedEvents;
+
+    @Inject
     @Any
     Instance<Object> beans;
 
@@ -119,7 +122,7 @@ public class ActorHost {
         strategyBeans.check();
         store = new EpisodeStore(vendor);
         TaskEnvironment env = new TaskEnvironment(tx, store, strategyBeans, claims, effects,
-                finishedEvents::fire, clock, identity.name(), telemetry);
+                finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire);
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());

@@ -75,6 +75,9 @@ public final class ActorRuntime {
                 breakers.put(e.id(), new CircuitBreaker(e.breakerThreshold(), e.breakerHalfOpenAfter()));
             }
         }
+        // read from memory at scrape time; a runtime built again (redeploy) takes the series over
+        context.telemetry().gauge("episode_queued", this::queuedCount, "actor", definition.id());
+        context.telemetry().gauge("episode_running", this::activeCount, "actor", definition.id());
     }
 
     public ActorDefinition definition() {

@@ -1,9 +1,5 @@
 package io.cyclium.telemetry;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.eclipse.microprofile.metrics.Counter;
-import org.eclipse.microprofile.metrics.Timer;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,10 +7,18 @@ import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.metrics.Counter;
+import org.eclipse.microprofile.metrics.Histogram;
+import org.eclipse.microprofile.metrics.MetricID;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
 import org.eclipse.microprofile.metrics.annotation.RegistryScope;
 
 /**
@@ -38,11 +42,14 @@ public class MetricsTelemetry implements Telemetry {
     Instance<MetricRegistry> registries;
 
     private volatile MetricRegistry registry;
-    private volatile boolean warned;
+    /** The current reading of each gauge: the registry keeps the first function it was given, so it reads through this. */
     // Metrics by name and tags, resolved once: the registry validates every tag with a regular
     // expression and looks the metric up on each call, a cost paid several times per episode.
+    private final Map<String, AtomicReference<LongSupplier>> gauges = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, Histogram> histograms = new ConcurrentHashMap<>();
+    private volatile boolean warned;
 
     @PostConstruct
     void init() {
@@ -58,38 +65,48 @@ public class MetricsTelemetry implements Telemetry {
 
     @Override
     public void count(String name, String... tags) {
-        MetricRegistry r = registry;
-        if (r == null) {
-            return;
-        }
-        try {
-            counter(r, name, tags).inc();
-        } catch (RuntimeException e) {
-            warnOnce(name, e);
-        }
+        onRegistry(name, r -> counter(r, name, tags).inc());
     }
 
     @Override
     public void count(String name, long n, String... tags) {
-        MetricRegistry r = registry;
-        if (r == null || n <= 0) {
-            return;
-        }
-        try {
-            counter(r, name, tags).inc(n);
-        } catch (RuntimeException e) {
-            warnOnce(name, e);
+        if (n > 0) {
+            onRegistry(name, r -> counter(r, name, tags).inc(n));
         }
     }
 
     @Override
     public void time(String name, Duration duration, String... tags) {
+        onRegistry(name, r -> timers.computeIfAbsent(key(name, tags), k -> r.timer("cyclium_" + name, tags(tags)))
+                .update(duration));
+    }
+
+    @Override
+    public void record(String name, long value, String... tags) {
+        onRegistry(name, r -> histograms.computeIfAbsent(key(name, tags), k -> r.histogram("cyclium_" + name, tags(tags)))
+                .update(value));
+    }
+
+    @Override
+    public void gauge(String name, LongSupplier value, String... tags) {
+        onRegistry(name, r -> {
+            AtomicReference<LongSupplier> reading = gauges.computeIfAbsent(key(name, tags), k -> {
+                AtomicReference<LongSupplier> ref = new AtomicReference<>(value);
+                r.gauge(new MetricID("cyclium_" + name, tags(tags)), ref, MetricsTelemetry::read);
+                return ref;
+            });
+            reading.set(value);
+        });
+    }
+
+    /** Records on the registry when there is one; a failure is logged once and never reaches the caller. */
+    private void onRegistry(String name, java.util.function.Consumer<MetricRegistry> use) {
         MetricRegistry r = registry;
         if (r == null) {
             return;
         }
         try {
-            timers.computeIfAbsent(key(name, tags), k -> r.timer("cyclium_" + name, tags(tags))).update(duration);
+            use.accept(r);
         } catch (RuntimeException e) {
             warnOnce(name, e);
         }
@@ -99,12 +116,22 @@ public class MetricsTelemetry implements Telemetry {
         return counters.computeIfAbsent(key(name, tags), k -> r.counter("cyclium_" + name, tags(tags)));
     }
 
+    /** Name and tags as one map key (the registry's own lookup validates every tag with a regex). */
     private static String key(String name, String... tags) {
         StringBuilder k = new StringBuilder(name);
         for (String t : tags) {
             k.append('\u0000').append(t == null ? "none" : t);
         }
         return k.toString();
+    }
+
+    /** A gauge's reading; a failing supplier reads as -1 rather than failing the whole scrape. */
+    private static Long read(AtomicReference<LongSupplier> reading) {
+        try {
+            return reading.get().getAsLong();
+        } catch (RuntimeException e) {
+            return -1L;
+        }
     }
 
     private static Tag[] tags(String... pairs) {

@@ -1,6 +1,7 @@
 package io.cyclium.telemetry;
 
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * One facade over metrics: counters tagged by outcome and timers. In the container it is backed by
@@ -22,6 +23,21 @@ public interface Telemetry {
     }
 
     void time(String name, Duration duration, String... tags);
+
+    /**
+     * One observation of a size (a histogram: count, sum, quantiles), e.g. how many orphans one
+     * recovery sweep found. Nothing where the server has no metrics.
+     */
+    default void record(String name, long value, String... tags) {
+    }
+
+    /**
+     * A gauge read from {@code value} whenever metrics are scraped. Registering the same name and
+     * tags again replaces the reading (a runtime rebuilt after a redeploy), it never adds a second
+     * series. {@code value} must be cheap and must not touch the database.
+     */
+    default void gauge(String name, LongSupplier value, String... tags) {
+    }
 
     Telemetry NOOP = new Telemetry() {
         @Override

@@ -31,6 +31,8 @@ public class TriggerDispatch {
     private final TriggerRequestStore store;
     private final DispatchTarget actors;
     private final Telemetry telemetry;
+    /** Requests of this node's source env still pending after its last poll (the trigger_requests_pending gauge). */
+    private final java.util.concurrent.atomic.AtomicLong pendingAfterPoll = new java.util.concurrent.atomic.AtomicLong();
 
     public TriggerDispatch(CycliumConfig config, String node, Tx tx, TriggerRequestStore store, DispatchTarget actors,
             Telemetry telemetry) {
@@ -40,6 +42,7 @@ public class TriggerDispatch {
         this.store = store;
         this.actors = actors;
         this.telemetry = telemetry;
+        telemetry.gauge("trigger_requests_pending", pendingAfterPoll::get);
     }
 
     /** One poll: dispatch what this node can run, then expire the old. Returns the number dispatched. */
@@ -69,8 +72,12 @@ public class TriggerDispatch {
         }
         long expireSeconds = Math.max(1, config.triggerPollExpireAfter().toSeconds());
         int expired = tx.inNewTransaction(em -> store.expire(em, expireSeconds, env));
+        // A short page was every pending request: what is left is what this poll did not take. A
+        // full one may have more behind it: count them (one indexed count, only under a backlog).
+        pendingAfterPoll.set(pending.size() < config.triggerPollBatchSize() ? Math.max(0, pending.size() - dispatched - expired)
+                : tx.inNewTransaction(em -> store.countPending(em, env, stack)));
         if (expired > 0) {
-            telemetry.count("trigger_request_expired");
+            telemetry.count("trigger_request_expired", expired);
             LOG.info(() -> expired + " trigger request(s) pending longer than " + expireSeconds + " s expired");
         }
         return dispatched;

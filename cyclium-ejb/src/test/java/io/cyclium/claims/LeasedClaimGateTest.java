@@ -81,6 +81,57 @@ class LeasedClaimGateTest {
         assertThat(gate.stillOwns(again)).isTrue();
     }
 
+    @Test
+    void a_claim_held_outside_the_gate_is_renewed_by_the_heartbeat_and_not_failed_as_an_orphan_until_let_go() {
+        String key = "maintenance:retention:2026-01-01";
+        gate.holdOutside(key);
+        long fence = ((Acquisition.Acquired) claims.acquire(key, "node-a", LEASE, "maintenance")).claim().fence();
+
+        clock.advance(java.time.Duration.ofSeconds(LEASE - 1));
+        assertThat(gate.renewAll()).as("renewed with this node's other claims").isEqualTo(1);
+        clock.advance(java.time.Duration.ofSeconds(LEASE - 1));
+        assertThat(claims.ownsAtFence(key, "node-a", fence)).as("renewed, and not failed by the audit of live claims").isTrue();
+
+        gate.releaseOutside(key);
+        gate.renewAll();
+        assertThat(claims.ownsAtFence(key, "node-a", fence)).as("let go: a live claim no task holds is failed").isFalse();
+    }
+
+    @Test
+    void every_lease_taken_settled_or_lost_is_announced_and_a_renewal_is_not() {
+        java.util.List<String> heard = new java.util.ArrayList<>();
+        gate.onChange(c -> heard.add(c.change() + " " + c.key() + " " + c.owner() + " fence " + c.fence()));
+        HeldClaim a = gate.acquire("episode:a", "episode").orElseThrow();
+        HeldClaim b = gate.acquire("episode:b", "episode").orElseThrow();
+        gate.renewAll();
+        gate.complete(a);
+        gate.fail(b, "boom");
+        HeldClaim c = gate.acquire("episode:c", "episode").orElseThrow();
+        claims.lapse("episode:c");
+        claims.acquire("episode:c", "node-b", LEASE, "episode");
+        gate.renewAll();
+        claims.acquire("episode:d", "node-b", LEASE, "episode");
+        claims.lapse("episode:d");
+        gate.acquire("episode:d", "episode");
+        gate.acquire("episode:b", "episode");
+
+        assertThat(c.lost()).isTrue();
+        assertThat(heard).containsExactly("acquired episode:a node-a fence 1", "acquired episode:b node-a fence 1",
+                "completed episode:a node-a fence 1", "failed episode:b node-a fence 1", "acquired episode:c node-a fence 1",
+                "lost episode:c node-a fence 1", "taken_over episode:d node-a fence 2",
+                "acquired episode:b node-a fence 2");
+    }
+
+    @Test
+    void a_listener_that_throws_never_fails_the_lease_it_hears_of() {
+        gate.onChange(c -> {
+            throw new IllegalStateException("push channel closed");
+        });
+        HeldClaim a = gate.acquire("episode:x", "episode").orElseThrow();
+        gate.complete(a);
+        assertThat(claims.find("episode:x").orElseThrow().state()).isEqualTo(ClaimState.DONE);
+    }
+
     /** Claims on {@link #claims} that run {@code whileReading} in the middle of the heartbeat's read of its live leases. */
     private static final class ConcurrentRead implements WorkClaims {
         private final WorkClaims inner;

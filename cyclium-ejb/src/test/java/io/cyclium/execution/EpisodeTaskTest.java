@@ -162,6 +162,8 @@ class EpisodeTaskTest {
         final List<EpisodeFinished> finished = new CopyOnWriteArrayList<>();
         final Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();
         ClaimGate gate = new PassthroughClaimGate();
+        final io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
+        final List<io.cyclium.episode.EpisodeProgressed> progressed = new CopyOnWriteArrayList<>();
         Scripted strategy;
 
         Rig(Vendor vendor) {
@@ -215,7 +217,7 @@ class EpisodeTaskTest {
                     return strategy;
                 }
             };
-            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, Telemetry.NOOP);
+            return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, telemetry, progressed::add);
         }
 
         String insert(ExpectationDefinition exp) {
@@ -276,6 +278,32 @@ class EpisodeTaskTest {
 
     @ParameterizedTest
     @EnumSource(value = Vendor.class, names = {"H2"})
+    void every_committed_journal_row_but_the_terminal_one_is_announced_as_it_is_written(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        String key = "f-" + UUID.randomUUID();
+        java.util.List<java.util.List<String>> seenAtEachStep = new CopyOnWriteArrayList<>();
+        rig.strategy = new Scripted((s, c) -> {
+            seenAtEachStep.add(rig.progressed.stream().map(io.cyclium.episode.EpisodeProgressed::kind).toList());
+            return s.step == 0 ? Step.observe("look", ctx -> Json.createValue(7)) : Step.converge();
+        }, raiseAndDeliver(key));
+        ExpectationDefinition exp = rig.expectation(10, Duration.ofMinutes(1));
+        String id = rig.insert(exp);
+
+        rig.run(exp, id);
+
+        assertThat(rig.progressed).extracting(io.cyclium.episode.EpisodeProgressed::kind)
+                .containsExactly("observation", "finding_raised", "output_delivered");
+        assertThat(rig.progressed).extracting(io.cyclium.episode.EpisodeProgressed::stepNo).containsExactly(1, 2, 3);
+        assertThat(rig.progressed).allSatisfy(p -> {
+            assertThat(p.episodeId()).isEqualTo(id);
+            assertThat(p.node()).isEqualTo(NODE);
+        });
+        assertThat(seenAtEachStep.get(1)).as("the observation was announced before the episode went on").containsExactly("observation");
+        assertThat(rig.finished).singleElement().satisfies(f -> assertThat(f.status()).isEqualTo("done"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2"})
     void the_done_path_fires_the_terminal_event_too(Vendor vendor) {
         Rig rig = new Rig(vendor);
         rig.strategy = new Scripted((s, c) -> Step.done("nothing to do"), null);
@@ -311,6 +339,25 @@ class EpisodeTaskTest {
         assertThat(rig.row(id).errorClass).isEqualTo("budget_exceeded");
         assertThat(rig.kinds(id)).containsExactly("observation", "observation", "observation", "episode_failed");
         assertThat(rig.finished).extracting(EpisodeFinished::status).containsExactly("failed");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2"})
+    void a_run_counts_its_start_and_times_its_duration_per_actor_expectation_and_status(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        rig.strategy = new Scripted((s, c) -> s.step < 2 ? Step.observe("slow", ctx -> {
+            rig.clock.advance(Duration.ofMillis(1_500));
+            return Json.createValue(1);
+        }) : Step.done("after two slow looks"), null);
+        ExpectationDefinition exp = rig.expectation(100, Duration.ofMinutes(1));
+        String id = rig.insert(exp);
+
+        rig.run(exp, id);
+
+        assertThat(rig.row(id).status).isEqualTo("done");
+        assertThat(rig.telemetry.count("episode_started")).isEqualTo(1);
+        assertThat(rig.telemetry.recorded("episode_duration", "actor", "test_actor", "expectation", "test_exp", "status", "done"))
+                .as("milliseconds on the injected clock").containsExactly(3_000L);
     }
 
     @ParameterizedTest

@@ -220,6 +220,8 @@ class OutputRouterTest {
         assertThat(retried.outputId()).isEqualTo(failed.outputId());
         assertThat(retried.dedupeKey()).isEqualTo(failed.dedupeKey());
         assertThat(retried.ref()).isEqualTo("sent-on-attempt-2");
+        assertThat(f.telemetry.count("output_retried")).isEqualTo(1);
+        assertThat(f.telemetry.count("output_delivered")).as("the retry's delivery").isEqualTo(1);
         assertThat(adapter.deliveries()).extracting(OutputAdapter.Delivery::attempt).containsExactly(1, 2);
         assertThat(adapter.deliveries()).extracting(OutputAdapter.Delivery::payload).containsOnly(PAYLOAD);
         assertThat(f.output(failed.outputId())).satisfies(row -> {
@@ -248,6 +250,7 @@ class OutputRouterTest {
         assertThatThrownBy(() -> f.router.retry(UUID.randomUUID().toString()))
                 .isInstanceOf(UnknownOutputException.class);
         assertThat(adapter.calls()).isEqualTo(1);
+        assertThat(f.telemetry.count("output_retried")).as("a refused retry is not one").isZero();
         assertThat(f.output(delivered.outputId()).attempts()).isEqualTo(1);
     }
 

@@ -75,6 +75,22 @@ class OrphanRecoveryTest {
     }
 
     @Test
+    void every_sweep_records_one_event_with_what_it_found_restarted_failed_and_skipped() {
+        actors.runs("reports", RecoveryPolicy.RESTART);
+        rows.episode().scope(null, env).insert();
+        rows.episode().scope(null, env).attempts(3, 3).insert();
+
+        sweep();
+        sweep();
+
+        assertThat(telemetry.recorded("recovery_sweep", "outcome", "found")).as("one event per sweep, the empty one too")
+                .containsExactly(2L, 0L);
+        assertThat(telemetry.recorded("recovery_sweep", "outcome", "restarted")).containsExactly(1L, 0L);
+        assertThat(telemetry.recorded("recovery_sweep", "outcome", "failed")).containsExactly(1L, 0L);
+        assertThat(telemetry.recorded("recovery_sweep", "outcome", "skipped")).containsExactly(0L, 0L);
+    }
+
+    @Test
     void an_episode_stamped_interrupted_is_recovered_without_waiting_for_staleness() {
         actors.runs("reports", RecoveryPolicy.RESTART);
         String id = rows.episode().scope(null, env).interrupted().quietFor(0).insert();

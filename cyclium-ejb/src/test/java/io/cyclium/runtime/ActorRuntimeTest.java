@@ -113,6 +113,26 @@ class ActorRuntimeTest {
     }
 
     @Test
+    void the_queued_and_running_gauges_read_the_runtime_at_scrape_time_and_a_rebuilt_runtime_takes_them_over() {
+        io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
+        ActorDefinition actor = actor("worker", Overflow.QUEUE, expectation("work"));
+        ActorRuntime.Context ctx = new ActorRuntime.Context(timers, clock, telemetry, "node-1", "stack-a", null,
+                new Jitter(Duration.ZERO), () -> io.cyclium.config.NodeMode.FULL);
+        ActorRuntime rt = new ActorRuntime(actor, 1, launcher, ctx);
+        String a = fire(rt, "k-a").episodeId();
+        fire(rt, "k-b");
+        fire(rt, "k-c");
+
+        assertThat(telemetry.gauge("episode_running", "actor", "worker")).isEqualTo(1);
+        assertThat(telemetry.gauge("episode_queued", "actor", "worker")).isEqualTo(2);
+        rt.exited(a);
+        assertThat(telemetry.gauge("episode_queued", "actor", "worker")).isEqualTo(1);
+
+        new ActorRuntime(actor, 1, launcher, ctx);
+        assertThat(telemetry.gauge("episode_queued", "actor", "worker")).as("the new runtime's queue, empty").isZero();
+    }
+
+    @Test
     void queued_episodes_start_in_fifo_order_as_slots_are_freed() {
         ActorRuntime rt = worker(Overflow.QUEUE, 1);
         String a = fire(rt, "k-a").episodeId();

@@ -162,4 +162,23 @@ class TriggerDispatchTest {
         assertThat(request(young[1]).status()).isEqualTo("pending");
         assertThat(telemetry.count("trigger_request_expired")).isEqualTo(1);
     }
+
+    @Test
+    void the_pending_gauge_reads_what_is_left_after_each_poll_counting_past_a_full_page() {
+        for (int i = 0; i < 5; i++) {
+            pendingRequest();
+        }
+        TriggerDispatch pagesOfTwo = new TriggerDispatch(TestConfig.of("cyclium.env", env, "cyclium.trigger-poll.expire-after-ms",
+                "3600000", "cyclium.trigger-poll.batch-size", "2"), "node-f", db, store, actors, telemetry);
+
+        pagesOfTwo.poll();
+        assertThat(telemetry.gauge("trigger_requests_pending")).as("nothing runs here: all five wait").isEqualTo(5);
+
+        actors.here.add("monitor");
+        assertThat(pagesOfTwo.poll()).isEqualTo(2);
+        assertThat(telemetry.gauge("trigger_requests_pending")).as("a full page: counted").isEqualTo(3);
+        pagesOfTwo.poll();
+        pagesOfTwo.poll();
+        assertThat(telemetry.gauge("trigger_requests_pending")).as("a short page: what it left").isZero();
+    }
 }

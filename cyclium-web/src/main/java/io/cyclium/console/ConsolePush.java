@@ -1,6 +1,8 @@
 package io.cyclium.console;
 
+import io.cyclium.claims.ClaimChanged;
 import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.finding.FindingChanged;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -22,8 +24,9 @@ import java.util.logging.Logger;
 /**
  * Tells open console pages that something changed on this node, over the Faces websocket channel
  * {@value #CHANNEL} (every page's template listens). The message only names what changed
- * ({@code {"what":"episode","id":"…","status":"done"}}, batched: see {@link #send}); the page then
- * reads the database again,
+ * ({@code {"what":"episode","id":"…","status":"done"}}, {@code "step"} for each journal row,
+ * {@code "claim"} with the lease's key for each lease taken, settled or lost; batched: see {@link #send}); the page then reads the database
+ * again,
  * so what it shows is the database's truth, never the message's. Changes made on other nodes
  * reach a page through its slow safety refresh (see cyclium.js). A failure here is logged and
  * never reaches the episode or finding that fired the event.
@@ -52,6 +55,17 @@ public class ConsolePush {
 
     void onEpisodeFinished(@Observes EpisodeFinished e) {
         send(Map.of("what", "episode", "id", text(e.episodeId()), "status", text(e.status())));
+    }
+
+    /** A journal row committed here: the episode's page shows it without waiting for the episode's end. */
+    void onEpisodeProgressed(@Observes EpisodeProgressed p) {
+        send(Map.of("what", "step", "id", text(p.episodeId()), "step", String.valueOf(p.stepNo()), "kind", text(p.kind())));
+    }
+
+    /** A lease this node took, settled or lost: the claims page and the page of the episode under that key. */
+    void onClaimChanged(@Observes ClaimChanged c) {
+        send(Map.of("what", "claim", "key", text(c.key()), "owner", text(c.owner()), "fence", String.valueOf(c.fence()),
+                "change", text(c.change())));
     }
 
     void onFindingChanged(@Observes FindingChanged f) {

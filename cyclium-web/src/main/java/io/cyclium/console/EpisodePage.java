@@ -164,6 +164,12 @@ public class EpisodePage implements Serializable {
         return timeline;
     }
 
+    /** The key of this episode's lease: pushed claim changes under it concern this page. */
+    public String getClaimKey() {
+        EpisodeDetail d = getDetail();
+        return d == null ? "" : io.cyclium.keys.EpisodeClaimKey.of(d.episode().dedupeKey(), d.episode().id());
+    }
+
     public String getMissing() {
         return missing;
     }

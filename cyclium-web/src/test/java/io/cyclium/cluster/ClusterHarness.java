@@ -290,6 +290,7 @@ public final class ClusterHarness implements AutoCloseable {
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
         private Path customWar;
         private int port;
+        private final List<Path> extraPostBoot = new ArrayList<>();
 
         /** Deploys this WAR instead of the product's Micro WAR (e.g. the product plus test actors). */
         public Builder war(Path war) {
@@ -304,6 +305,15 @@ public final class ClusterHarness implements AutoCloseable {
         /** An environment variable for every node (a node's own map wins). */
         public Builder env(String name, String value) {
             common.put(name, value);
+            return this;
+        }
+
+        /**
+         * Commands of a shipped asadmin file (e.g. {@code server-config/payara-server/batch-repository.asadmin})
+         * run after the vendor's post-boot file, on every node.
+         */
+        public Builder postBoot(Path asadminFile) {
+            extraPostBoot.add(asadminFile);
             return this;
         }
 
@@ -350,6 +360,19 @@ public final class ClusterHarness implements AutoCloseable {
                 Files.createDirectories(dir);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
+            }
+            if (!extraPostBoot.isEmpty()) {
+                // one post-boot file: the vendor's, then each extra file's commands (comments are fine)
+                StringBuilder all = new StringBuilder();
+                try {
+                    all.append(Files.readString(postBoot)).append('\n');
+                    for (Path extra : extraPostBoot) {
+                        all.append(Files.readString(extra)).append('\n');
+                    }
+                    postBoot = Files.writeString(dir.resolve("postboot.asadmin"), all);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
             }
             ClusterHarness cluster = new ClusterHarness(run, port == 0 ? HarnessDatabase.create(vendor) : HarnessDatabase.create(vendor, port));
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);

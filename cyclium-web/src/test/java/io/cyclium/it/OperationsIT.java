@@ -187,6 +187,46 @@ class OperationsIT {
     }
 
     @Test
+    void the_runtime_metrics_the_readme_lists_are_exported_and_move() throws Exception {
+        String before = scrape();
+        String key = postEvent("metrics-" + UUID.randomUUID());
+        awaitDone(key, 1);
+        HttpResponse<String> sweep = admin(base, "POST", "api/recovery/sweep", "{}");
+        assertThat(sweep.statusCode()).as(sweep.body()).isEqualTo(200);
+        String after = Await.until(WAIT, "the episode's duration to be timed", () -> {
+            try {
+                String text = scrape();
+                return sample(text, "cyclium_episode_duration_seconds_count", "actor=\"it_actor\"", "status=\"done\"")
+                        > sample(before, "cyclium_episode_duration_seconds_count", "actor=\"it_actor\"", "status=\"done\"")
+                        ? text : null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        try {
+            assertThat(sample(after, "cyclium_episode_started_total", "actor=\"it_actor\"", "expectation=\"echo\""))
+                    .isGreaterThan(sample(before, "cyclium_episode_started_total", "actor=\"it_actor\"", "expectation=\"echo\""));
+            assertThat(sample(after, "cyclium_episode_duration_seconds_sum", "actor=\"it_actor\"", "expectation=\"echo\""))
+                    .as("seconds the runs took").isPositive();
+            assertThat(after).as("queue depth and running, per actor").containsPattern("(?m)^cyclium_episode_queued\\{[^}]*actor=\"it_actor\"")
+                    .containsPattern("(?m)^cyclium_episode_running\\{[^}]*actor=\"it_actor\"");
+            assertThat(sample(after, "cyclium_recovery_sweep_count", "outcome=\"found\""))
+                    .as("one event per sweep").isGreaterThan(sample(before, "cyclium_recovery_sweep_count", "outcome=\"found\""));
+            assertThat(after).containsPattern("(?m)^cyclium_recovery_sweep_sum\\{[^}]*outcome=\"restarted\"");
+            assertThat(sample(after, "cyclium_work_claims_total", "outcome=\"acquired\""))
+                    .isGreaterThan(sample(before, "cyclium_work_claims_total", "outcome=\"acquired\""));
+            assertThat(sample(after, "cyclium_work_claims_total", "outcome=\"completed\""))
+                    .isGreaterThan(sample(before, "cyclium_work_claims_total", "outcome=\"completed\""));
+            assertThat(after).containsPattern("(?m)^cyclium_finding_active\\{[^}]*severity=\"critical\"")
+                    .containsPattern("(?m)^cyclium_trigger_requests_pending(\\{[^}]*\\})? ");
+        } catch (AssertionError e) {
+            System.out.println("[metrics] the scrape the assertion read:\n" + after.lines()
+                    .filter(l -> l.contains("cyclium_") && !l.startsWith("#")).collect(java.util.stream.Collectors.joining("\n")));
+            throw e;
+        }
+    }
+
+    @Test
     void two_retention_requests_at_once_start_one_run_and_refuse_the_other_with_409() throws Exception {
         CompletableFuture<HttpResponse<String>> a = CompletableFuture.supplyAsync(() -> call("POST", "api/maintenance/retention"));
         CompletableFuture<HttpResponse<String>> b = CompletableFuture.supplyAsync(() -> call("POST", "api/maintenance/retention"));

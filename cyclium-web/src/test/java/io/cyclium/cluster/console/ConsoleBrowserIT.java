@@ -406,6 +406,44 @@ class ConsoleBrowserIT {
     }
 
     @Test
+    void a_new_lease_and_each_journal_row_are_pushed_to_open_pages_while_the_episode_runs() {
+        logIn("admin", adminPassword());
+        JavascriptExecutor js = (JavascriptExecutor) browser;
+        // the claims page, open before the episode exists: its lease appears without a reload
+        browser.get(base() + "claims.xhtml");
+        await(d -> "live".equals(d.findElement(By.id("liveState")).getText()));
+        js.executeScript("window.cycliumSamePage = 'claims';");
+        HttpReply started = node.post("/episodes", "{\"actor\":\"cluster_actor\",\"expectation\":\"long_once\","
+                + "\"payload\":{\"steps\":8,\"stepMs\":1500},\"idempotencyKey\":\"" + UUID.randomUUID() + "\"}");
+        assertThat(started.status()).as(started.body()).isEqualTo(201);
+        String id = started.jsonObject().getString("episodeId");
+        String key = started.jsonObject().getString("dedupeKey");
+        By claimRow = By.xpath("//tbody[@id='claimsForm:list_data']/tr[contains(., '" + key + "')]");
+        await(d -> !d.findElements(claimRow).isEmpty());
+        assertThat(js.executeScript("return window.cycliumSamePage")).as("the claims page was not reloaded").isEqualTo("claims");
+        assertThat(((Number) js.executeScript("return cyclium.live.kinds.claim || 0")).longValue()).as("claim messages").isPositive();
+        shot("claim-pushed");
+
+        // the episode's page: journal rows arrive one by one while it still runs, not only at its end
+        openEpisode(id);
+        await(d -> "live".equals(d.findElement(By.id("liveState")).getText()));
+        js.executeScript("window.cycliumSamePage = 'episode';");
+        By stepRows = By.cssSelector("[id='episode:steps_data'] > tr:not(.ui-datatable-empty-message)");
+        int rowsAtOpen = browser.findElements(stepRows).size();
+        await(d -> d.findElements(stepRows).size() >= rowsAtOpen + 2);
+        assertThat(text("episode:status")).as("more rows shown while it runs").isEqualTo("running");
+        assertThat(js.executeScript("return window.cycliumSamePage")).as("the episode page was not reloaded").isEqualTo("episode");
+        assertThat(((Number) js.executeScript("return cyclium.live.kinds.step || 0")).longValue()).as("step messages").isPositive();
+        assertThat(text("episode:claimOwner")).isEqualTo("console-1");
+        shot("steps-pushed");
+        // its end settles the lease: the page shows it done, pushed too
+        await(d -> "done".equals(d.findElement(By.id("episode:status")).getText()));
+        await(d -> "done".equals(d.findElement(By.id("episode:claimState")).getText()));
+        assertThat(js.executeScript("return window.cycliumSamePage")).isEqualTo("episode");
+        assertThat(js.executeScript("return cyclium.live.open")).as("the socket stayed open (no polling)").isEqualTo(true);
+    }
+
+    @Test
     void no_page_scrolls_sideways_at_1280_px() {
         String id = startLongOnce(2, 10);
         awaitStatus(id, "done");
@@ -417,6 +455,12 @@ class ConsoleBrowserIT {
             browser.get(base() + page);
             await(d -> !d.findElements(By.id("thisNode")).isEmpty());
             assertNoSidewaysOverflow(page);
+        }
+        // every page with view parameters was built: none put its <f:metadata> where Faces cannot use it
+        try (var lines = Files.lines(node.log())) {
+            assertThat(lines.filter(l -> l.contains("JSF1103")).toList()).as("JSF1103 warnings in the node's log").isEmpty();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
         // the episode's dedupe key is shown whole, inside the window
         browser.get(base() + "episode.xhtml?id=" + enc(id));
