@@ -2,6 +2,7 @@ package io.cyclium.actor;
 
 import io.cyclium.timing.CronSchedule;
 import io.cyclium.timing.InvalidCronException;
+import io.cyclium.timing.RetryPolicy;
 import io.cyclium.timing.ScheduleBuckets;
 import io.cyclium.episode.Budget;
 import java.time.Duration;
@@ -144,15 +145,29 @@ public final class ActorDeclarations {
         if (e.circuitBreakerThreshold() > 0 && e.circuitBreakerHalfOpenAfterMs() < 1) {
             problems.add(at + ": circuitBreakerHalfOpenAfterMs must be at least 1");
         }
+        Retry r = e.retry();
+        if (r.maxAttempts() < 1) {
+            problems.add(at + ": retry.maxAttempts = " + r.maxAttempts() + " must be at least 1");
+        }
+        nonNegative(at, "retry.initialDelayMs", r.initialDelayMs(), problems);
+        nonNegative(at, "retry.maxDelayMs", r.maxDelayMs(), problems);
+        if (!(r.multiplier() >= 1.0)) {
+            problems.add(at + ": retry.multiplier = " + r.multiplier() + " must be at least 1");
+        }
+        if (!(r.jitter() >= 0.0 && r.jitter() <= 1.0)) {
+            problems.add(at + ": retry.jitter = " + r.jitter() + " must be between 0 and 1");
+        }
         if (problems.size() > before) {
             return Optional.empty();
         }
+        RetryPolicy retry = r.maxAttempts() == 1 ? RetryPolicy.NONE : RetryPolicy.of(r.maxAttempts(), r.initialDelayMs(), r.multiplier(), r.maxDelayMs(), r.jitter(),
+                r.nonRetryable());
         return Optional.of(new ExpectationDefinition(actorId, e.id(), e.strategy(), List.copyOf(events), every, cron,
                 e.manual(), Duration.ofMillis(e.debounceMs()), Duration.ofMillis(e.cooldownMs()),
                 e.subjectKey().isBlank() ? null : e.subjectKey(), e.recovery(), e.maxAttempts(),
                 new Budget(e.maxSteps(), Duration.ofMillis(e.maxWallMs())), e.circuitBreakerThreshold(),
                 Duration.ofMillis(e.circuitBreakerHalfOpenAfterMs()),
-                e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds())));
+                e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds()), retry));
     }
 
     private static void nonNegative(String at, String name, long value, List<String> problems) {

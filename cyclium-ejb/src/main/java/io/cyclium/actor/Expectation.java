@@ -58,6 +58,12 @@ public @interface Expectation {
     /** How long an open breaker rejects fires before letting one probe through, in milliseconds. */
     long circuitBreakerHalfOpenAfterMs() default 60_000;
 
+    /**
+     * Whether a failed episode is started again later as a new episode (persisted: the due time is
+     * a column on the failed row); the default never retries.
+     */
+    Retry retry() default @Retry;
+
     /** Default time-to-live of findings this expectation raises, in seconds; 0 = none. */
     long findingTtlSeconds() default 0;
 }

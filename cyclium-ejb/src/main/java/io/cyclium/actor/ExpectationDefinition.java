@@ -1,6 +1,7 @@
 package io.cyclium.actor;
 
 import io.cyclium.timing.CronSchedule;
+import io.cyclium.timing.RetryPolicy;
 import io.cyclium.timing.ScheduleBuckets;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.Strategy;
@@ -25,7 +26,17 @@ public record ExpectationDefinition(
         Budget budget,
         int breakerThreshold,
         Duration breakerHalfOpenAfter,
-        Duration findingTtl) {
+        Duration findingTtl,
+        RetryPolicy retry) {
+
+    /** Without a retry policy: a failed episode ends for good. */
+    public ExpectationDefinition(String actorId, String id, @SuppressWarnings("rawtypes") Class<? extends Strategy> strategy,
+            List<EventTrigger> events, Optional<ScheduleBuckets> every, Optional<CronSchedule> cron, boolean manual,
+            Duration debounce, Duration cooldown, String subjectKey, RecoveryPolicy recovery, int maxAttempts,
+            Budget budget, int breakerThreshold, Duration breakerHalfOpenAfter, Duration findingTtl) {
+        this(actorId, id, strategy, events, every, cron, manual, debounce, cooldown, subjectKey, recovery, maxAttempts,
+                budget, breakerThreshold, breakerHalfOpenAfter, findingTtl, RetryPolicy.NONE);
+    }
 
     public String qualifiedId() {
         return actorId + "/" + id;

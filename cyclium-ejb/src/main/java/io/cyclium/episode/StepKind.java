@@ -20,6 +20,10 @@ public final class StepKind {
     public static final String RESUMED = "resumed";
     /** An operator restarted a failed or canceled episode; the next run resumes from its latest checkpoint. */
     public static final String RESTARTED = "restarted";
+    /** A failed episode will be tried again as a new episode: attempt, error class, when. */
+    public static final String RETRY_SCHEDULED = "retry_scheduled";
+    /** The next attempt of a failed episode exists: its episode id. */
+    public static final String RETRY_STARTED = "retry_started";
 
     private StepKind() {
     }

@@ -29,6 +29,7 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.output.OutputQueries;
 import io.cyclium.output.OutputView;
 import io.cyclium.problem.Problem;
+import io.cyclium.retry.EpisodeRetryQueries;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -147,7 +148,9 @@ public class EpisodeService {
             List<FindingView> findings = new FindingQueries(vendor).touchedBy(em, id);
             ClaimQueries.ClaimRow claim = new ClaimQueries(vendor).find(em, EpisodeClaimKey.of(e.dedupeKey, e.id))
                     .orElse(null);
-            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim);
+            EpisodeRetryQueries.RetryState retry = new EpisodeRetryQueries().state(em, id);
+            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim,
+                    retry.dueAt().orElse(null), retry.retriedBy().orElse(null));
         });
     }
 

@@ -31,6 +31,21 @@ public final class NativeSql {
     private final StringBuilder text = new StringBuilder();
     private final List<Object> parameters = new ArrayList<>();
 
+    /** A text (CLOB) column of a native query's row: String or Clob, by driver. */
+    public static String text(Object column) {
+        if (column == null || column instanceof String) {
+            return (String) column;
+        }
+        if (column instanceof java.sql.Clob clob) {
+            try {
+                return clob.getSubString(1, (int) clob.length());
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("cannot read a text column", e);
+            }
+        }
+        return column.toString();
+    }
+
     public static Raw raw(String sql) {
         return new Raw(sql);
     }

@@ -1,9 +1,8 @@
 package io.cyclium.workflow;
 
-import java.time.Duration;
+import io.cyclium.timing.RetryPolicy;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /** Reads a {@link Workflow} annotation into a definition (unchecked: {@link WorkflowValidation} checks it). */
 public final class WorkflowDeclarations {
@@ -27,8 +26,8 @@ public final class WorkflowDeclarations {
         List<StepDefinition> steps = new ArrayList<>();
         for (WorkflowStep s : w.steps()) {
             steps.add(new StepDefinition(s.id(), s.actor(), s.expectation(), List.of(s.dependsOn()), s.critical(),
-                    s.approval(), s.onFailure(), new RetryPolicy(s.maxAttempts(), Duration.ofMillis(s.initialDelayMs()),
-                            s.multiplier(), Duration.ofMillis(s.maxDelayMs()), s.jitter(), Set.of(s.nonRetryable()))));
+                    s.approval(), s.onFailure(), RetryPolicy.of(s.maxAttempts(), s.initialDelayMs(), s.multiplier(),
+                            s.maxDelayMs(), s.jitter(), s.nonRetryable())));
         }
         return new WorkflowDefinition(w.id(), w.subjectKey(), triggers, steps);
     }

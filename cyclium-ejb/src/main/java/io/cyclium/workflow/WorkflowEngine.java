@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.logging.Logger;
@@ -83,6 +85,46 @@ public final class WorkflowEngine {
      * already has an instance in flight for the subject, on any node.
      */
     public String start(WorkflowDefinition def, Start start) {
+        Prepared p = prepare(def, start);
+        boolean created = tx.inNewTransaction(em -> store.insertInstance(em, p.row(), p.steps(), now()));
+        if (!created) {
+            throw inFlight(def, p.row().subject());
+        }
+        telemetry.count("workflow_instance_started", "workflow", def.id());
+        advance(p.row().id());
+        return p.row().id();
+    }
+
+    /**
+     * {@link #start} for an event: the instance and its step rows are written in the caller's
+     * transaction (the publisher's JTA transaction when it has one), so they commit with the
+     * publisher's own writes or not at all — "accepted means stored", as for the episodes an event
+     * starts. Nothing is launched before that commit: {@code committed} gets the instance id once
+     * the transaction has committed, and is where the caller advances it (an advance lost there, to
+     * a crash, is done by the next reconcile, which takes pending instances too).
+     */
+    public String startInCallerTransaction(WorkflowDefinition def, Start start, Consumer<String> committed) {
+        Prepared p = prepare(def, start);
+        AtomicBoolean created = new AtomicBoolean();
+        tx.inCallerTransaction(em -> {
+            created.set(store.insertInstance(em, p.row(), p.steps(), now()));
+            return null;
+        }, ok -> {
+            if (ok && created.get()) {
+                telemetry.count("workflow_instance_started", "workflow", def.id());
+                committed.accept(p.row().id());
+            }
+        });
+        if (!created.get()) {
+            throw inFlight(def, p.row().subject());
+        }
+        return p.row().id();
+    }
+
+    private record Prepared(InstanceRow row, List<StepDefinition> steps) {
+    }
+
+    private Prepared prepare(WorkflowDefinition def, Start start) {
         if (start.outcome() != null && def.step(start.outcome()).isEmpty()) {
             throw Problem.invalid("outcome", "workflow " + def.id() + " has no step \"" + start.outcome() + "\"");
         }
@@ -90,17 +132,14 @@ public final class WorkflowEngine {
         String subject = start.subject() != null && !start.subject().isBlank() ? start.subject() : subjectOf(def, payload);
         List<StepDefinition> steps = def.scheduledFor(start.outcome());
         String id = UUID.randomUUID().toString();
-        InstanceRow row = new InstanceRow(id, def.id(), InstanceStatus.PENDING, subject, payload, start.outcome(),
-                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null);
-        boolean created = tx.inNewTransaction(em -> store.insertInstance(em, row, steps, now()));
-        if (!created) {
-            String other = tx.inNewTransaction(em -> queries.inFlightFor(em, def.id(), subject)).orElse("(just finished)");
-            throw Problem.conflict("workflow " + def.id() + " already has an instance in flight for subject \"" + subject
-                    + "\": " + other);
-        }
-        telemetry.count("workflow_instance_started", "workflow", def.id());
-        advance(id);
-        return id;
+        return new Prepared(new InstanceRow(id, def.id(), InstanceStatus.PENDING, subject, payload, start.outcome(),
+                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null), steps);
+    }
+
+    private Problem inFlight(WorkflowDefinition def, String subject) {
+        String other = tx.inNewTransaction(em -> queries.inFlightFor(em, def.id(), subject)).orElse("(just finished)");
+        return Problem.conflict("workflow " + def.id() + " already has an instance in flight for subject \"" + subject
+                + "\": " + other);
     }
 
     /**

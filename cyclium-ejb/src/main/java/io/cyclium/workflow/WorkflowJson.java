@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.timing.RetryPolicy;
 import io.cyclium.problem.Problem;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;

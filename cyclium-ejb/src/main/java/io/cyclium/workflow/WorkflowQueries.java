@@ -193,17 +193,7 @@ public final class WorkflowQueries {
 
     /** CLOB columns come back as String or as a Clob, by driver. */
     static String text(Object o) {
-        if (o == null || o instanceof String) {
-            return (String) o;
-        }
-        if (o instanceof java.sql.Clob clob) {
-            try {
-                return clob.getSubString(1, (int) clob.length());
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException("cannot read a text column", e);
-            }
-        }
-        return o.toString();
+        return io.cyclium.store.NativeSql.text(o);
     }
 
     private static String prefixed(String prefix, String columns) {

@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.timing.RetryPolicy;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;

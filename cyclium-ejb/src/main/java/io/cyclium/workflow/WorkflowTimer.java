@@ -3,6 +3,7 @@ package io.cyclium.workflow;
 import io.cyclium.config.NodeMode;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
+import io.cyclium.retry.EpisodeRetryService;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
@@ -22,9 +23,9 @@ import java.util.logging.Logger;
 /**
  * Stores the code definitions once the schema is there, then every second starts the instance of
  * the current bucket of each scheduled workflow (once across the cluster) and, on a full node that
- * is not draining, the workflow step retries that are due. The due time is a column, so a
- * retry survives any restart; the claim is a conditional UPDATE, so of all the nodes' timers one
- * starts it.
+ * is not draining, the retries that are due: of workflow steps, and of failed plain episodes
+ * ({@link EpisodeRetryService}). The due time is a column, so a retry survives any restart; the
+ * claim is a conditional UPDATE, so of all the nodes' timers one starts it.
  */
 @Singleton
 @Startup
@@ -38,6 +39,9 @@ public class WorkflowTimer {
 
     @Inject
     Workflows workflows;
+
+    @Inject
+    EpisodeRetryService episodeRetries;
 
     @Inject
     NodeModes modes;
@@ -71,6 +75,8 @@ public class WorkflowTimer {
         if (modes.nodeMode() == NodeMode.FULL) {
             BackgroundPass.run("workflow_retry", LOG, telemetry, () -> "Workflow retries on " + identity.name()
                     + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::runDueRetries);
+            BackgroundPass.run("episode_retry", LOG, telemetry, () -> "Episode retries on " + identity.name()
+                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", episodeRetries::runDue);
         }
     }
 }

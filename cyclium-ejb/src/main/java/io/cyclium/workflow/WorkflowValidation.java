@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.timing.RetryPolicy;
 import io.cyclium.actor.ActorDefinition;
 import java.util.ArrayList;
 import java.util.Collection;

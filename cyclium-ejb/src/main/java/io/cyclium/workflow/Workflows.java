@@ -14,6 +14,8 @@ import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -69,6 +71,9 @@ public class Workflows {
 
     @Inject
     WorkflowDiscovery discovery;
+
+    @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
+    ManagedScheduledExecutorService executor;
 
     private volatile WorkflowEngine engine;
     private volatile WorkflowDefinitions definitions;
@@ -148,12 +153,30 @@ public class Workflows {
                 });
     }
 
+    /**
+     * In the publisher's transaction (see {@link WorkflowEngine#startInCallerTransaction}); the
+     * first steps are queued after its commit, on a container thread: the commit's own thread is
+     * inside the transaction's completion and must not start new transactional work.
+     */
     private void startFor(WorkflowDefinition def, EventStored stored) {
         try {
-            engine().start(def, new WorkflowEngine.Start(stored.event().payload(), null, null, config.stackSlug(),
-                    config.env(), "event " + stored.event().type()));
+            engine().startInCallerTransaction(def, new WorkflowEngine.Start(stored.event().payload(), null, null,
+                    config.stackSlug(), config.env(), "event " + stored.event().type()), this::advanceSoon);
         } catch (Problem p) {
             telemetry.count("workflow_start_refused", "workflow", def.id(), "status", String.valueOf(p.status()));
+        }
+    }
+
+    private void advanceSoon(String instanceId) {
+        Runnable advance = () -> BackgroundPass.run("workflow_advance", LOG, telemetry, () -> "Workflow instance "
+                + instanceId + " was stored but could not queue its first steps; the next reconcile after a recovery"
+                + " sweep does", () -> engine().advance(instanceId));
+        try {
+            executor.execute(advance);
+        } catch (RuntimeException e) {
+            // the executor refuses at shutdown: the instance is stored and pending, reconcile takes it
+            LOG.warning(() -> "Workflow instance " + instanceId + " is stored; its first steps wait for the next"
+                    + " reconcile (" + e + ")");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cyclium.actor;
 
+import io.cyclium.timing.RetryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.actor.TestActors.IdleStrategy;
@@ -98,6 +99,18 @@ class ActorDeclarationsTest {
     static class ActorIdWithSpace {
     }
 
+    @Actor(id = "persistent")
+    @Expectation(id = "flaky", strategy = IdleStrategy.class, retry = @Retry(maxAttempts = 4, initialDelayMs = 500,
+            multiplier = 3.0, maxDelayMs = 60_000, jitter = 0.2, nonRetryable = {"invalid_input"}))
+    static class Retrying {
+    }
+
+    @Actor(id = "reckless")
+    @Expectation(id = "bad_retry", strategy = IdleStrategy.class, retry = @Retry(maxAttempts = 0, multiplier = 0.5,
+            jitter = 1.5, initialDelayMs = -1))
+    static class BadRetry {
+    }
+
     @Actor(id = "spaced")
     @Expectation(id = "check limits", strategy = IdleStrategy.class)
     static class ExpectationIdWithSpace {
@@ -187,6 +200,25 @@ class ActorDeclarationsTest {
         assertThat(e.hasBreaker()).isFalse();
         assertThat(e.breakerHalfOpenAfter()).isEqualTo(Duration.ofMinutes(1));
         assertThat(e.findingTtl()).isNull();
+        assertThat(e.retry()).as("no retry unless declared").isEqualTo(RetryPolicy.NONE);
+    }
+
+    @Test
+    void a_declared_retry_becomes_the_expectations_retry_policy() {
+        ExpectationDefinition e = ActorDeclarations.read(Retrying.class, new ArrayList<>()).orElseThrow()
+                .expectation("flaky").orElseThrow();
+
+        assertThat(e.retry()).isEqualTo(new RetryPolicy(4, Duration.ofMillis(500), 3.0, Duration.ofMinutes(1), 0.2,
+                java.util.Set.of("invalid_input")));
+    }
+
+    @Test
+    void each_bad_retry_field_is_reported_by_name() {
+        assertThat(problemsOf(BadRetry.class)).satisfiesExactlyInAnyOrder(
+                p -> assertThat(p).contains("actor \"reckless\"", "expectation \"bad_retry\"", "retry.maxAttempts = 0"),
+                p -> assertThat(p).contains("retry.initialDelayMs = -1"),
+                p -> assertThat(p).contains("retry.multiplier = 0.5"),
+                p -> assertThat(p).contains("retry.jitter = 1.5"));
     }
 
     @Test

@@ -62,6 +62,11 @@ public final class TestJpa implements Tx, AutoCloseable {
         }
     }
 
+    /** An EntityManager of this database for a test that plays a caller's own transaction. */
+    public EntityManager createEntityManager() {
+        return emf.createEntityManager();
+    }
+
     @Override
     public void close() {
         emf.close();

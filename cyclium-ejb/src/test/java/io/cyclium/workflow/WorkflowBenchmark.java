@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.timing.RetryPolicy;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeStatus;

@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.timing.RetryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -382,5 +383,62 @@ class WorkflowEngineTest {
         assertThat(two.startForBucket(def, "2026-11-30T12:00:00Z", whole())).as("finished, same bucket").isEmpty();
         assertThat(two.startForBucket(def, "2026-11-30T13:00:00Z", whole())).as("the next bucket").isPresent();
         assertThat(instance(db, first.get()).subject()).isEqualTo("schedule:2026-11-30T12:00:00Z");
+    }
+
+    /** An engine whose caller may hold a transaction of its own ({@link HostTransaction}). */
+    WorkflowEngine engineIn(HostTransaction host, TestJpa db, WorkflowDefinition def, StepEpisodes episodes) {
+        return new WorkflowEngine(host, new WorkflowStore(db.vendor(), "n1"), new WorkflowQueries(db.vendor()),
+                id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes, clock, telemetry, () -> 0.5);
+    }
+
+    long instancesOf(TestJpa db, String workflowId) {
+        return db.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_workflow_instances"
+                + " WHERE workflow_id = ?1").setParameter(1, workflowId).getSingleResult()).longValue());
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_event_started_instance_rolls_back_with_the_publishers_transaction(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        StepEpisodes episodes = new StepEpisodes(db);
+        HostTransaction host = new HostTransaction(db);
+        WorkflowEngine engine = engineIn(host, db, def, episodes);
+        List<String> committed = new java.util.ArrayList<>();
+
+        host.begin();
+        String id = engine.startInCallerTransaction(def, whole(), committed::add);
+        assertThat(instancesOf(db, def.id())).as("not visible before the publisher commits").isZero();
+        host.rollBack();
+
+        assertThat(instancesOf(db, def.id())).isZero();
+        List<StepRow> steps = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).steps(em, id));
+        assertThat(steps).isEmpty();
+        assertThat(committed).isEmpty();
+        assertThat(episodes.launched).as("nothing ran for the event that never happened").isEmpty();
+        assertThat(telemetry.count("workflow_instance_started")).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_event_started_instance_commits_with_the_publishers_transaction_and_then_runs(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        StepEpisodes episodes = new StepEpisodes(db);
+        HostTransaction host = new HostTransaction(db);
+        WorkflowEngine engine = engineIn(host, db, def, episodes);
+        List<String> committed = new java.util.ArrayList<>();
+
+        host.begin();
+        String id = engine.startInCallerTransaction(def, whole(), committed::add);
+        assertThat(committed).as("told only after the commit").isEmpty();
+        host.commit();
+
+        assertThat(committed).containsExactly(id);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.PENDING);
+        assertThat(episodes.launched).isEmpty();
+        engine.advance(id);
+        assertThat(episodes.stepsLaunched()).containsExactly("a");
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.RUNNING);
     }
 }

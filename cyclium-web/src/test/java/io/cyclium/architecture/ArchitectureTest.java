@@ -41,6 +41,7 @@ class ArchitectureTest {
             List.of("actor"),
             List.of("execution"),
             List.of("runtime"),
+            List.of("retry"),
             List.of("recovery", "trigger", "retention", "health", "workflow"),
             List.of("operations", "stats"),
             List.of("demo"),

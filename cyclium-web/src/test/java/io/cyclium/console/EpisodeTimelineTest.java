@@ -16,7 +16,7 @@ class EpisodeTimelineTest {
     private EpisodeDetail detail(String status, LocalDateTime finished, StepView... steps) {
         EpisodeView e = new EpisodeView("e1", "a", "x", "manual", "k", status, "p", 1, 3, "node-b", null, null, null, null,
                 t0, finished);
-        return new EpisodeDetail(e, null, false, List.of(steps), List.of(), List.of(), List.of(), null);
+        return new EpisodeDetail(e, null, false, List.of(steps), List.of(), List.of(), List.of(), null, null, null);
     }
 
     private StepView step(int no, String kind, String node, String detail, Long ms, int atSeconds) {

@@ -1,4 +1,4 @@
-package io.cyclium.workflow;
+package io.cyclium.timing;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.function.DoubleSupplier;
 
 /**
- * How a failed step is tried again: at most {@code maxAttempts} runs in all; the wait before
+ * How a failed workflow step or episode is tried again: at most {@code maxAttempts} runs in all; the wait before
  * attempt n+1 is {@code initialDelay * multiplier^(n-1)}, capped at {@code maxDelay}, then moved by
  * up to {@code ±jitter} of itself (0..1) so a fleet of failed steps does not retry in lock step.
  * A failure whose error class is in {@code nonRetryable} never retries; neither does a canceled step.
@@ -19,6 +19,13 @@ public record RetryPolicy(int maxAttempts, Duration initialDelay, double multipl
 
     public RetryPolicy {
         nonRetryable = Set.copyOf(nonRetryable);
+    }
+
+    /** From an annotation's fields ({@code @Retry}, {@code @WorkflowStep}). */
+    public static RetryPolicy of(int maxAttempts, long initialDelayMs, double multiplier, long maxDelayMs, double jitter,
+            String[] nonRetryable) {
+        return new RetryPolicy(maxAttempts, Duration.ofMillis(initialDelayMs), multiplier,
+                Duration.ofMillis(maxDelayMs), jitter, Set.of(nonRetryable));
     }
 
     /** The delay before the attempt after {@code failedAttempt} (1-based), without jitter. */

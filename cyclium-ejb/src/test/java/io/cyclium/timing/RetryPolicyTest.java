@@ -1,4 +1,4 @@
-package io.cyclium.workflow;
+package io.cyclium.timing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,93 @@
+package io.cyclium.retry;
+
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.node.NodeIdentity;
+import io.cyclium.runtime.ActorHost;
+import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.BackgroundPass;
+import io.cyclium.telemetry.Telemetry;
+import io.cyclium.timing.RetryPolicy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * {@link EpisodeRetries} wired to the container: fed by every terminal episode event on this node,
+ * driven by every full node's {@code WorkflowTimer} (one timer for step and episode retries).
+ */
+@ApplicationScoped
+public class EpisodeRetryService {
+
+    private static final Logger LOG = Logger.getLogger(EpisodeRetryService.class.getName());
+
+    /** Retries the timer starts per tick. */
+    static final int BATCH = 100;
+
+    @Inject
+    Tx tx;
+
+    @Inject
+    DatabaseVendor vendor;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    ActorHost host;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    Telemetry telemetry;
+
+    private volatile EpisodeRetries retries;
+    private final EpisodeRetryQueries queries = new EpisodeRetryQueries();
+
+    private EpisodeRetries retries() {
+        EpisodeRetries r = retries;
+        if (r == null) {
+            synchronized (this) {
+                if (retries == null) {
+                    SecureRandom random = new SecureRandom();
+                    retries = new EpisodeRetries(tx, new EpisodeRetryStore(vendor), queries, new EpisodeStore(vendor),
+                            this::policy, new RuntimeRetryLauncher(host), clock, random::nextDouble, identity.name(),
+                            telemetry);
+                }
+                r = retries;
+            }
+        }
+        return r;
+    }
+
+    private Optional<RetryPolicy> policy(String actorId, String expectationId) {
+        return host.definition(actorId).flatMap(a -> a.expectation(expectationId)).map(ExpectationDefinition::retry);
+    }
+
+    /** An episode ended on this node (after its terminal commit). Never throws into the task. */
+    void onFinished(@Observes EpisodeFinished event) {
+        if (event.workflowInstanceId() != null || !"failed".equals(event.status())) {
+            return;
+        }
+        BackgroundPass.run("episode_retry_schedule", LOG, telemetry, () -> "The retry of failed episode "
+                + event.episodeId() + " could not be scheduled; it ends failed", () -> retries().onFinished(event));
+    }
+
+    /** Starts due retries; called by every full node's timer. */
+    public int runDue() {
+        return retries().runDue(BATCH);
+    }
+
+    /** When the failed episode's next attempt is due (UTC), if one is waiting. */
+    public Optional<LocalDateTime> nextRetryAt(String episodeId) {
+        return tx.inNewTransaction(em -> queries.state(em, episodeId)).dueAt();
+    }
+}

@@ -1,0 +1,314 @@
+package io.cyclium.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.episode.EpisodeStatus;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.StepKind;
+import io.cyclium.store.JsonText;
+import io.cyclium.testing.Concurrently;
+import io.cyclium.testing.MutableClock;
+import io.cyclium.testing.RecordingTelemetry;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabase;
+import io.cyclium.testing.TestJpa;
+import io.cyclium.timing.RetryPolicy;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Persisted retries of plain episodes against a real database (H2, PostgreSQL and MariaDB). Nodes
+ * and restarts are separate {@link EpisodeRetries} objects over the same rows; each test has a
+ * database of its own, as a timer starts every due retry it finds.
+ */
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class EpisodeRetriesTest {
+
+    /** Timers scan every due row, so each test gets a database of its own, closed after it. */
+    final List<AutoCloseable> opened = new java.util.ArrayList<>();
+
+    TestJpa ownDatabase(Vendor vendor) {
+        TestDatabase database = TestDatabase.create(vendor);
+        opened.add(database);
+        TestJpa db = new TestJpa(database);
+        opened.add(0, db);
+        return db;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+    }
+
+    static final Instant T0 = Instant.parse("2026-11-30T12:00:00Z");
+
+    /** 3 episodes in all; waits 10 s, then 30 s; "denied_by_policy" never retries. */
+    static final RetryPolicy POLICY = new RetryPolicy(3, Duration.ofSeconds(10), 3.0, Duration.ofMinutes(5), 0.0,
+            Set.of("invalid_input"));
+
+    final MutableClock clock = new MutableClock(T0);
+    final RecordingTelemetry telemetry = new RecordingTelemetry();
+
+    EpisodeRetries node(TestJpa db, RetryLauncher launcher, String name, RetryPolicy policy) {
+        return new EpisodeRetries(db, new EpisodeRetryStore(db.vendor()), new EpisodeRetryQueries(),
+                new EpisodeStore(db.vendor()), (actor, exp) -> RetryEpisodes.ACTOR.equals(actor)
+                        && RetryEpisodes.EXPECTATION.equals(exp) ? Optional.of(policy) : Optional.empty(),
+                launcher, clock, () -> 0.5, name, telemetry);
+    }
+
+    EpisodeRetries node(TestJpa db, RetryLauncher launcher, String name) {
+        return node(db, launcher, name, POLICY);
+    }
+
+    static String key() {
+        return "event:retrying:flaky:" + UUID.randomUUID();
+    }
+
+    static JsonObject payload() {
+        return Json.createObjectBuilder().add("resource", "r-" + UUID.randomUUID()).build();
+    }
+
+    static EpisodeRetryQueries.RetryState state(TestJpa db, String episodeId) {
+        return db.inNewTransaction(em -> new EpisodeRetryQueries().state(em, episodeId));
+    }
+
+    static Optional<LocalDateTime> due(TestJpa db, String episodeId) {
+        return state(db, episodeId).dueAt();
+    }
+
+    static LocalDateTime at(Instant t) {
+        return LocalDateTime.ofInstant(t, ZoneOffset.UTC);
+    }
+
+    /** The journal kinds and details of an episode, in order. */
+    static List<Object[]> journal(TestJpa db, String episodeId) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = db.inNewTransaction(em -> em.createNativeQuery("SELECT kind, detail, error_class FROM"
+                + " cyclium_episode_steps WHERE episode_id = ?1 ORDER BY step_no").setParameter(1, episodeId).getResultList());
+        return rows;
+    }
+
+    static long episodesWithKey(TestJpa db, String dedupeKey) {
+        return db.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_episodes WHERE"
+                + " dedupe_key = ?1").setParameter(1, dedupeKey).getSingleResult()).longValue());
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_failed_episode_is_retried_on_the_backoff_schedule_until_its_attempts_run_out(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        EpisodeRetries retries = node(db, episodes, "n1");
+        JsonObject payload = payload();
+        String first = episodes.started(key(), payload, null);
+
+        assertThat(retries.onFinished(episodes.fail(first, "strategy_crash"))).contains(T0.plusSeconds(10));
+        assertThat(due(db, first)).contains(at(T0.plusSeconds(10)));
+        Object[] scheduled = journal(db, first).get(journal(db, first).size() - 1);
+        assertThat(scheduled[0]).isEqualTo(StepKind.RETRY_SCHEDULED);
+        JsonObject detail = JsonText.parseObject(io.cyclium.store.NativeSql.text(scheduled[1]));
+        assertThat(detail.getInt("attempt")).isEqualTo(1);
+        assertThat(detail.getString("errorClass")).isEqualTo("strategy_crash");
+        assertThat(detail.getString("nextAt")).isEqualTo(T0.plusSeconds(10).toString());
+
+        clock.advance(Duration.ofSeconds(9));
+        assertThat(retries.runDue(10)).as("not due yet").isZero();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(retries.runDue(10)).isEqualTo(1);
+        RetryEpisodes.Launched second = episodes.only();
+        assertThat(second.dedupeKey()).isEqualTo("retry:" + first + ":2");
+        assertThat(second.payload()).as("the next attempt sees the same trigger payload").isEqualTo(payload);
+        assertThat(state(db, first).dueAt()).isEmpty();
+        assertThat(state(db, first).retriedBy()).contains(second.episodeId());
+        assertThat(journal(db, first).get(journal(db, first).size() - 1)[0]).isEqualTo(StepKind.RETRY_STARTED);
+        assertThat(retries.runDue(10)).as("started once").isZero();
+
+        assertThat(retries.onFinished(episodes.fail(second.episodeId(), "converge_failed")))
+                .as("the second wait is 10 s x 3").contains(T0.plusSeconds(10 + 30));
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(retries.runDue(10)).isEqualTo(1);
+        RetryEpisodes.Launched third = episodes.last();
+        assertThat(third.dedupeKey()).isEqualTo("retry:" + first + ":3");
+
+        assertThat(retries.onFinished(episodes.fail(third.episodeId(), "converge_failed")))
+                .as("3 of 3 attempts used").isEmpty();
+        assertThat(due(db, third.episodeId())).isEmpty();
+        clock.advance(Duration.ofHours(1));
+        assertThat(retries.runDue(10)).isZero();
+        assertThat(episodes.launched).hasSize(2);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_non_retryable_error_class_a_cancel_a_denial_and_success_end_for_good(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        EpisodeRetries retries = node(db, episodes, "n1");
+        String invalid = episodes.started(key(), payload(), null);
+        String canceled = episodes.started(key(), payload(), null);
+        String denied = episodes.started(key(), payload(), null);
+        String done = episodes.started(key(), payload(), null);
+
+        assertThat(retries.onFinished(episodes.fail(invalid, "invalid_input"))).isEmpty();
+        assertThat(retries.onFinished(episodes.end(canceled, EpisodeStatus.CANCELED, "canceled"))).isEmpty();
+        assertThat(retries.onFinished(episodes.end(denied, EpisodeStatus.CANCELED, "denied"))).isEmpty();
+        assertThat(retries.onFinished(episodes.end(done, EpisodeStatus.DONE, null))).isEmpty();
+
+        clock.advance(Duration.ofHours(1));
+        assertThat(retries.runDue(10)).isZero();
+        assertThat(episodes.launched).isEmpty();
+        for (String id : List.of(invalid, canceled, denied, done)) {
+            assertThat(due(db, id)).as(id).isEmpty();
+            assertThat(journal(db, id)).extracting(r -> r[0]).doesNotContain(StepKind.RETRY_SCHEDULED);
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void workflow_steps_and_expectations_without_a_policy_are_not_retried_here(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String step = episodes.started(key(), payload(), UUID.randomUUID().toString());
+        String plain = episodes.started(key(), payload(), null);
+
+        assertThat(node(db, episodes, "n1").onFinished(episodes.fail(step, "strategy_crash")))
+                .as("the workflow engine retries steps by the step's policy").isEmpty();
+        assertThat(node(db, episodes, "n1", RetryPolicy.NONE).onFinished(episodes.fail(plain, "strategy_crash")))
+                .isEmpty();
+        assertThat(due(db, step)).isEmpty();
+        assertThat(due(db, plain)).isEmpty();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void hearing_the_same_failure_twice_schedules_one_retry(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String first = episodes.started(key(), payload(), null);
+        var failed = episodes.fail(first, "strategy_crash");
+
+        assertThat(node(db, episodes, "n1").onFinished(failed)).isPresent();
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(node(db, episodes, "n2").onFinished(failed)).isEmpty();
+        assertThat(due(db, first)).as("the first decision stands").contains(at(T0.plusSeconds(10)));
+        assertThat(journal(db, first)).extracting(r -> r[0]).containsOnlyOnce(StepKind.RETRY_SCHEDULED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void two_timers_racing_start_a_due_retry_once(Vendor vendor) throws InterruptedException {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        List<String> failed = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String id = episodes.started(key(), payload(), null);
+            node(db, episodes, "n0").onFinished(episodes.fail(id, "strategy_crash"));
+            failed.add(id);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        EpisodeRetries n1 = node(db, episodes, "n1");
+        EpisodeRetries n2 = node(db, episodes, "n2");
+
+        List<Integer> started = Concurrently.run(2, i -> (i == 0 ? n1 : n2).runDue(50));
+
+        assertThat(started.get(0) + started.get(1)).isEqualTo(10);
+        for (String id : failed) {
+            assertThat(episodesWithKey(db, "retry:" + id + ":2")).as("attempt 2 of " + id).isEqualTo(1);
+            assertThat(state(db, id).retriedBy()).isPresent();
+        }
+        assertThat(episodes.launched).hasSize(10);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_retry_survives_a_restart_between_the_failure_and_its_due_time(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        String first;
+        {
+            RetryEpisodes before = new RetryEpisodes(db);
+            first = before.started(key(), payload(), null);
+            node(db, before, "n1").onFinished(before.fail(first, "strategy_crash"));
+        }
+        // the node stops: nothing of it is left but the rows
+        clock.advance(Duration.ofMinutes(5));
+        RetryEpisodes after = new RetryEpisodes(db);
+
+        assertThat(node(db, after, "n1").runDue(10)).isEqualTo(1);
+        assertThat(after.only().dedupeKey()).isEqualTo("retry:" + first + ":2");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_that_dies_holding_a_claim_leaves_the_retry_to_another_node_after_the_lease(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String beforeLaunch = episodes.started(key(), payload(), null);
+        String afterLaunch = episodes.started(key(), payload(), null);
+        node(db, episodes, "n0").onFinished(episodes.fail(beforeLaunch, "strategy_crash"));
+        node(db, episodes, "n0").onFinished(episodes.fail(afterLaunch, "strategy_crash"));
+        clock.advance(Duration.ofSeconds(10));
+        // n1 claims both and dies: once before creating the episode, once after (before settling)
+        int deaths = 0;
+        RetryLauncher dying = (failed, key) -> {
+            if (failed.episodeId().equals(afterLaunch)) {
+                episodes.launch(failed, key);
+            }
+            throw new IllegalStateException("kill -9");
+        };
+        for (int i = 0; i < 2; i++) {
+            try {
+                node(db, dying, "n1").runDue(1);
+            } catch (IllegalStateException expected) {
+                deaths++;
+            }
+        }
+        assertThat(deaths).as("n1 claimed each of the two and died").isEqualTo(2);
+        assertThat(episodes.launched).hasSize(1);
+
+        EpisodeRetries n2 = node(db, episodes, "n2");
+        assertThat(n2.runDue(10)).as("claimed by n1 until the lease ends").isZero();
+        clock.advance(EpisodeRetries.CLAIM_LEASE);
+        n2.runDue(10);
+
+        assertThat(episodesWithKey(db, "retry:" + beforeLaunch + ":2")).isEqualTo(1);
+        assertThat(episodesWithKey(db, "retry:" + afterLaunch + ":2")).as("never twice").isEqualTo(1);
+        assertThat(state(db, beforeLaunch).retriedBy()).isPresent();
+        assertThat(state(db, afterLaunch).retriedBy()).as("settled on the episode n1 created")
+                .contains(episodes.launched.get(0).episodeId());
+        assertThat(n2.runDue(10)).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_failed_episode_keeps_its_dedupe_key_while_the_retry_waits(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String key = key();
+        String first = episodes.started(key, payload(), null);
+        node(db, episodes, "n1").onFinished(episodes.fail(first, "strategy_crash"));
+
+        Optional<String> holder = db.inNewTransaction(em -> new EpisodeRetryQueries().holderOf(em, key));
+        assertThat(holder).contains(first);
+        String twin = UUID.randomUUID().toString();
+        boolean inserted = db.inNewTransaction(em -> new EpisodeStore(db.vendor()).insert(em,
+                new io.cyclium.episode.NewEpisode(twin, RetryEpisodes.ACTOR, RetryEpisodes.EXPECTATION, "1",
+                        new io.cyclium.episode.TriggerInfo("event", null, null, null, null), key, 3,
+                        new io.cyclium.episode.Budget(10, Duration.ofMinutes(1)), "n", false, null, null, null, null)));
+        assertThat(inserted).as("the same trigger again is a duplicate while the retry waits").isFalse();
+    }
+}
