@@ -57,5 +57,14 @@ public class RetentionStepListener implements StepListener {
             telemetry.count("retention_failed", "stage", step.wire());
         }
         tx.run(em -> runner.store().finishStep(em, runId, step, status));
+        if (step == RetentionStep.ARCHIVE_EPISODES && status == RunStatus.COMPLETED) {
+            // the purge step comes next: plan it on today's archive, not yesterday's statistics
+            try {
+                tx.run(em -> runner.store().refreshStatisticsAfterArchive(em));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Retention run " + runId + ": analyzing cyclium_episodes after the archive failed on "
+                        + identity.name() + "; the purge runs on older statistics (slower, not wrong)", e);
+            }
+        }
     }
 }

@@ -63,6 +63,21 @@ public class RetentionStore {
         return sql.executeUpdate(em);
     }
 
+    /**
+     * After an archive step that wrote rows: fresh planner statistics for cyclium_episodes on
+     * PostgreSQL. The purge step that follows re-states {@code archived_at IS NOT NULL AND
+     * archived_at < …}; with statistics still saying no row is archived, PostgreSQL plans each
+     * chunk's DELETE on (archived_at, id) expecting one row and walks every archived row to find the
+     * chunk's ids (measured: 50 rows/s over 90,000 archived rows, 4,300 rows/s once analyzed).
+     * ANALYZE samples the table (about a second at a million rows) and may run in a transaction.
+     * Other databases: nothing (not observed there).
+     */
+    public void refreshStatisticsAfterArchive(EntityManager em) {
+        if (vendor == DatabaseVendor.POSTGRESQL) {
+            em.createNativeQuery("ANALYZE cyclium_episodes").executeUpdate();
+        }
+    }
+
     private void condition(NativeSql sql, RetentionStep step, Duration window) {
         long seconds = Math.max(0, window.toSeconds());
         switch (step) {
