@@ -2,7 +2,8 @@
 # Points the running domain's jdbc/cyclium at the database and sets Cyclium's properties.
 #   PAYARA_HOME, CYCLIUM_DOMAIN, CYCLIUM_PORT_BASE, CYCLIUM_BIND_ADDRESS  as for create-domain.sh
 #   CYCLIUM_DB   h2 | postgresql | mariadb                                             required
-#   h2:                   CYCLIUM_H2_FILE (absolute path without .mv.db), CYCLIUM_H2_PASSWORD
+#   h2:                   CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see README), CYCLIUM_H2_FILE
+#                         (absolute path without .mv.db, on that server), CYCLIUM_H2_PASSWORD
 #   postgresql, mariadb:  CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER
 #                         CYCLIUM_DB_PASSWORD (may be empty, must be set)
 #   CYCLIUM_PROPERTIES    optional file of cyclium.* key=value lines, stored as domain-level
@@ -21,10 +22,12 @@ validation=(--isconnectvalidatereq=true --validateatmostonceperiod=60 --failconn
 esc() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/:/\\:/g' -e 's/=/\\=/g'; }
 case "$CYCLIUM_DB" in
   h2)
-    need CYCLIUM_H2_FILE CYCLIUM_H2_PASSWORD
+    need CYCLIUM_H2_SERVER CYCLIUM_H2_FILE CYCLIUM_H2_PASSWORD
+    # Not an embedded file: H2's JVM shutdown hook would close it while the domain's shutdown runs
+    # the drain (DB_CLOSE_ON_EXIT=FALSE cannot be combined with AUTO_SERVER); a TCP server outlives it.
     remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=auto-commit \
       --datasourceclassname=org.h2.jdbcx.JdbcDataSource \
-      --property "URL=$(esc "jdbc:h2:file:$CYCLIUM_H2_FILE;AUTO_SERVER=TRUE"):user=sa:password='$(esc "$CYCLIUM_H2_PASSWORD")'" \
+      --property "URL=$(esc "jdbc:h2:tcp://$CYCLIUM_H2_SERVER/$CYCLIUM_H2_FILE"):user=sa:password='$(esc "$CYCLIUM_H2_PASSWORD")'" \
       cyclium-pool ;;
   postgresql)
     need CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER

@@ -11,7 +11,8 @@
 #                        properties in standalone.xml (no secrets)
 # The database coordinates are NOT written here: the datasource reads them when the server
 # starts, from the environment (${env.X} expressions), so secrets stay out of standalone.xml:
-#   h2:                  CYCLIUM_H2_FILE (absolute path without .mv.db), CYCLIUM_H2_PASSWORD
+#   h2:                  CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see README), CYCLIUM_H2_FILE
+#                        (absolute path without .mv.db, on that server), CYCLIUM_H2_PASSWORD
 #   postgresql, mariadb: CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER CYCLIUM_DB_PASSWORD
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,8 +37,10 @@ password="--password=\${env.CYCLIUM_DB_PASSWORD}"
 case "$CYCLIUM_DB" in
   h2)
     driver="" # WildFly's own com.h2database.h2 module and `h2` driver (2.2.224, as the tests use)
+    # Not an embedded file: H2's JVM shutdown hook would close it while WildFly's shutdown runs the
+    # drain (DB_CLOSE_ON_EXIT=FALSE cannot be combined with AUTO_SERVER); a TCP server outlives it.
     datasource="data-source add --name=cyclium --jndi-name=java:/jdbc/cyclium --driver-name=h2 \
-      --connection-url=\"jdbc:h2:file:\${env.CYCLIUM_H2_FILE};AUTO_SERVER=TRUE\" --user-name=sa \
+      --connection-url=\"jdbc:h2:tcp://\${env.CYCLIUM_H2_SERVER}/\${env.CYCLIUM_H2_FILE}\" --user-name=sa \
       --password=\${env.CYCLIUM_H2_PASSWORD} --check-valid-connection-sql=\"SELECT 1\" $validation" ;;
   postgresql)
     need CYCLIUM_DRIVER_JAR

@@ -4,6 +4,9 @@ import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.config.CycliumConfig;
 import jakarta.annotation.PostConstruct;
+import jakarta.ejb.AccessTimeout;
+import jakarta.ejb.Lock;
+import jakarta.ejb.LockType;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
@@ -13,6 +16,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.naming.InitialContext;
@@ -110,6 +114,14 @@ public class SchemaMigrator {
         }
     }
 
+    /**
+     * Callers wait for the migration: WildFly holds this singleton's lock while {@link #start()}
+     * runs and let beans that inject the vendor ask for it meanwhile (its 5 s default access
+     * timeout failed the deployment when Flyway took 20 s on a loaded machine). Nothing may use
+     * the database before the schema is there, so waiting is the right answer, not a timeout.
+     */
+    @Lock(LockType.READ)
+    @AccessTimeout(value = 10, unit = TimeUnit.MINUTES)
     public DatabaseVendor vendor() {
         return vendor;
     }

@@ -18,6 +18,13 @@ import java.util.UUID;
  * A fresh database for one server test: an H2 file in the test's folder, or a new database on the
  * local PostgreSQL / MariaDB (created and dropped by the cluster tests' {@link HarnessDatabase}).
  * {@link #environment()} is what the server-config scripts and the started server read.
+ *
+ * <p>H2 for a full server (Payara Server, WildFly) is served by an H2 TCP server in this test's
+ * JVM on loopback, as the README tells an operator to run it: an embedded H2 registers a JVM
+ * shutdown hook that closes the database while the server's own shutdown runs the drain, so the
+ * drain's stamps would fail ("database is already closed"); DB_CLOSE_ON_EXIT=FALSE would prevent
+ * that but H2 refuses it together with AUTO_SERVER. Payara Micro keeps the embedded file with
+ * AUTO_SERVER (its quick start).
  */
 final class ServerDatabase implements AutoCloseable {
 
@@ -27,21 +34,46 @@ final class ServerDatabase implements AutoCloseable {
     private final HarnessDatabase shared;
     private final Path h2File;
     private final String h2Password;
+    private final org.h2.tools.Server h2Server;
 
-    private ServerDatabase(Kind kind, HarnessDatabase shared, Path h2File, String h2Password) {
+    private ServerDatabase(Kind kind, HarnessDatabase shared, Path h2File, String h2Password, org.h2.tools.Server h2Server) {
         this.kind = kind;
         this.shared = shared;
         this.h2File = h2File;
         this.h2Password = h2Password;
+        this.h2Server = h2Server;
     }
 
+    /** A database for Payara Server or WildFly: H2 behind a TCP server (see the class comment). */
     static ServerDatabase create(Kind kind, Path dir) {
+        return create(kind, dir, true);
+    }
+
+    /** A database for a server of this kind ("micro" keeps an embedded H2 file). */
+    static ServerDatabase create(Kind kind, Path dir, String server) {
+        return create(kind, dir, !server.equals("micro"));
+    }
+
+    private static ServerDatabase create(Kind kind, Path dir, boolean h2OverTcp) {
         return switch (kind) {
             case H2 -> new ServerDatabase(kind, null, dir.toAbsolutePath().resolve("h2/cyclium"),
-                    "h2-" + UUID.randomUUID().toString().substring(0, 8));
-            case POSTGRESQL -> new ServerDatabase(kind, HarnessDatabase.create(HarnessDatabase.Vendor.POSTGRESQL), null, null);
-            case MARIADB -> new ServerDatabase(kind, HarnessDatabase.create(HarnessDatabase.Vendor.MARIADB), null, null);
+                    "h2-" + UUID.randomUUID().toString().substring(0, 8), h2OverTcp ? h2TcpServer() : null);
+            case POSTGRESQL -> new ServerDatabase(kind, HarnessDatabase.create(HarnessDatabase.Vendor.POSTGRESQL), null, null, null);
+            case MARIADB -> new ServerDatabase(kind, HarnessDatabase.create(HarnessDatabase.Vendor.MARIADB), null, null, null);
         };
+    }
+
+    /** H2's TCP server on a free loopback port; -ifNotExists: the server's first connection creates the file. */
+    private static org.h2.tools.Server h2TcpServer() {
+        try {
+            int port;
+            try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = probe.getLocalPort();
+            }
+            return org.h2.tools.Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
+        } catch (java.io.IOException | SQLException e) {
+            throw new IllegalStateException("could not start an H2 TCP server", e);
+        }
     }
 
     Kind kind() {
@@ -54,6 +86,9 @@ final class ServerDatabase implements AutoCloseable {
         env.put("CYCLIUM_DB", kind.name().toLowerCase(Locale.ROOT));
         if (kind == Kind.H2) {
             env.put("CYCLIUM_H2_FILE", h2File.toString());
+            if (h2Server != null) {
+                env.put("CYCLIUM_H2_SERVER", "127.0.0.1:" + h2Server.getPort());
+            }
             env.put("CYCLIUM_H2_PASSWORD", h2Password);
         } else {
             env.putAll(shared.nodeEnvironment());
@@ -76,7 +111,10 @@ final class ServerDatabase implements AutoCloseable {
             return shared.query(sql, params);
         }
         // AUTO_SERVER: the server holds the file; this connection goes through its TCP port.
-        try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + h2File + ";AUTO_SERVER=TRUE", "sa", h2Password);
+        String url = h2Server != null
+                ? "jdbc:h2:tcp://127.0.0.1:" + h2Server.getPort() + "/" + h2File
+                : "jdbc:h2:file:" + h2File + ";AUTO_SERVER=TRUE";
+        try (Connection c = DriverManager.getConnection(url, "sa", h2Password);
              PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
@@ -106,10 +144,13 @@ final class ServerDatabase implements AutoCloseable {
         if (shared != null) {
             shared.close();
         }
+        if (h2Server != null) {
+            h2Server.stop();
+        }
     }
 
     @Override
     public String toString() {
-        return kind == Kind.H2 ? "H2 file " + h2File : shared.toString();
+        return kind == Kind.H2 ? (h2Server != null ? "H2 TCP server " + h2Server.getURL() + " file " : "H2 file ") + h2File : shared.toString();
     }
 }
