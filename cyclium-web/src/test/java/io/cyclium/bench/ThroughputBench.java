@@ -76,7 +76,7 @@ public final class ThroughputBench {
         wars.put(compare != null ? "after" : "this build",
                 warWith(Path.of(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war")), "cyclium-bench.war"));
         Map<String, List<Double>> figures = new LinkedHashMap<>();
-        try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench/pgdata").toAbsolutePath())) {
+        try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench").toAbsolutePath())) {
             System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on, pg_stat_statements)");
             for (int round = 1; round <= ROUNDS; round++) {
                 for (Map.Entry<String, Path> war : wars.entrySet()) {

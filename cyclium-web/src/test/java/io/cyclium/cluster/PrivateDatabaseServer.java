@@ -32,19 +32,29 @@ public final class PrivateDatabaseServer implements AutoCloseable {
     private final Path dir;
     private final Path data;
     private final int port;
+    private final List<String> settings;
     private Process process;
 
-    private PrivateDatabaseServer(HarnessDatabase.Vendor vendor, Path dir, int port) {
+    private PrivateDatabaseServer(HarnessDatabase.Vendor vendor, Path dir, int port, List<String> settings) {
         this.vendor = vendor;
         this.dir = dir;
         this.data = dir.resolve("data");
         this.port = port;
+        this.settings = List.copyOf(settings);
     }
 
     /** Initialises a data directory under {@code root} and starts the server on a free port. */
     public static PrivateDatabaseServer start(HarnessDatabase.Vendor vendor, Path root) {
+        return start(vendor, root, List.of());
+    }
+
+    /**
+     * The same with server settings of the caller's, which win over the defaults: PostgreSQL
+     * {@code name=value} pairs passed as {@code -c}, MariaDB options ({@code --name=value}).
+     */
+    public static PrivateDatabaseServer start(HarnessDatabase.Vendor vendor, Path root, List<String> settings) {
         Path dir = root.resolve(vendor.name().toLowerCase(java.util.Locale.ROOT) + "-" + System.nanoTime());
-        PrivateDatabaseServer s = new PrivateDatabaseServer(vendor, dir, freePort());
+        PrivateDatabaseServer s = new PrivateDatabaseServer(vendor, dir, freePort(), settings);
         try {
             Files.createDirectories(s.data);
             s.initialise();
@@ -99,11 +109,13 @@ public final class PrivateDatabaseServer implements AutoCloseable {
             command.addAll(List.of("runuser", "-u", "postgres", "--", pgBin("postgres"), "-D", data.toString(),
                     "-p", String.valueOf(port), "-k", data.toString(), "-c", "listen_addresses=127.0.0.1",
                     "-c", "fsync=off", "-c", "max_connections=200"));
+            settings.forEach(setting -> command.addAll(List.of("-c", setting)));
         } else {
             command.addAll(List.of("/usr/sbin/mariadbd", "--no-defaults", "--datadir=" + data, "--port=" + port,
                     "--socket=" + data.resolve("mariadb.sock"), "--bind-address=127.0.0.1", "--user=root",
                     "--innodb-buffer-pool-size=128M", "--max-connections=300", "--skip-log-bin",
                     "--transaction-isolation=READ-COMMITTED"));
+            command.addAll(settings);
         }
         Instant begin = Instant.now();
         try {
@@ -152,7 +164,7 @@ public final class PrivateDatabaseServer implements AutoCloseable {
     }
 
     /** The server's own pid (for PostgreSQL the postmaster, not the runuser wrapper). */
-    private long serverPid() {
+    public long serverPid() {
         if (vendor == HarnessDatabase.Vendor.POSTGRESQL) {
             try {
                 return Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
