@@ -14,9 +14,9 @@ import java.util.logging.Logger;
 /**
  * What one heartbeat tick does (the {@link Heartbeat} EJB runs it every lease/3): renew every claim
  * this node holds in a single statement and audit the held ones no task accounts for, refresh the
- * node row's {@code last_seen}, relay cancels requested through other nodes to the tasks running
- * here, and refresh the rows of episodes waiting in this node's queues (so no sweep mistakes them
- * for orphans). A tick that arrives more than two intervals after the previous one is a pause (GC,
+ * node row's {@code last_seen} (which also vouches for the episodes waiting in this node's queues:
+ * the sweep reads it instead of a refreshed row per episode), and relay cancels requested through
+ * other nodes to the tasks running here. A tick that arrives more than two intervals after the previous one is a pause (GC,
  * a suspended VM): that is how nodes lose leases they think they hold, so it is logged and counted.
  */
 public class LeaseRenewal {
