@@ -466,9 +466,11 @@ class EpisodesIT implements CommandLineClientTests {
 
     @Test
     void an_episode_queued_here_and_taken_by_this_nodes_own_sweep_still_runs_to_done() {
-        // A late heartbeat makes an episode waiting in this node's queue look stale; this node's own
-        // sweep claims it. The queued entry must take the sweep's lease over: before, its task found
-        // the key busy (held by this very node), gave up, and the lease was renewed for ever.
+        // An episode waiting in this node's queue looks like an earlier life's (quiet, queued before
+        // the node row's start, the lease taken with its row lapsed); this node's own sweep claims
+        // it at the next fence. The queued entry must take the sweep's lease over (and drop the
+        // first one): before, its task found the key busy (held by this very node), gave up, and
+        // the lease was renewed for ever.
         ItStrategies.RELEASE_HOLDS.set(false);
         FireResult hold = episodes.startManual("it_one_slot", "hold", Json.createObjectBuilder().build(), null);
         FireResult queued = episodes.startManual("it_one_slot", "echo", Json.createObjectBuilder().build(), null);
@@ -485,6 +487,10 @@ class EpisodesIT implements CommandLineClientTests {
                         + schema.vendor().utcNowPlusSeconds("-600") + ", updated_at = " + schema.vendor().utcNowPlusSeconds("-600")
                         + ", queued_at = " + schema.vendor().utcNowPlusSeconds("-600")
                         + " WHERE id = ").value(queued.episodeId()).executeUpdate(em));
+                String claimKey = io.cyclium.keys.EpisodeClaimKey.of(episodes.detail(queued.episodeId()).episode().dedupeKey(),
+                        queued.episodeId());
+                tx.run(em -> new io.cyclium.store.NativeSql().sql("UPDATE cyclium_work_claims SET lease_until = "
+                        + schema.vendor().utcNowPlusSeconds("-600") + " WHERE dedupe_key = ").value(claimKey).executeUpdate(em));
                 sweep.sweep(SweepScope.of(null, null));
             }
             assertThat(episodes.detail(queued.episodeId()).episode().phase())
