@@ -237,8 +237,10 @@ public final class JpaWorkClaims implements WorkClaims {
     @Override
     public Optional<Boolean> settleIn(EntityManager em, String key, String owner, long fence, boolean done, String detail) {
         checkClaim(key, owner);
-        Query q = done ? em.createNativeQuery(settleDone) : em.createNativeQuery(settleFailed).setParameter(4, detail);
-        int changed = q.setParameter(1, key).setParameter(2, owner).setParameter(3, fence).executeUpdate();
+        // the done form through NativeSql: a group commit may batch it with other episodes' finishes
+        int changed = done ? NativeSql.numbered(settleDone, key, owner, fence).executeUpdate(em)
+                : em.createNativeQuery(settleFailed).setParameter(4, detail)
+                        .setParameter(1, key).setParameter(2, owner).setParameter(3, fence).executeUpdate();
         if (changed == 0) {
             LOG.log(Level.FINE, "claim {0} not settled at fence {1}: {2} no longer holds it", new Object[] {key, fence, owner});
             return Optional.of(false);

@@ -220,15 +220,20 @@ public class EpisodeStore {
      * {@code interrupted}, attempts and turns back to zero, so that a node running its actor resumes
      * it from the latest checkpoint (this node at once, or any node's sweep). Outputs already
      * delivered stay delivered: their keys make a second delivery a duplicate. Guarded on the
-     * status read by the caller: 0 rows means someone else restarted or archived it first.
+     * status read by the caller: 0 rows means someone else restarted or archived it first, or its
+     * retry is being (or was) started: {@code retried_by} is set from a retry timer's claim on
+     * ({@code EpisodeRetryStore#claim}), and that claim needs the row still failed, so of a restart
+     * and a timer starting the same failure's next attempt exactly one wins.
      */
     public int restart(EntityManager em, String episodeId, EpisodeStatus from) {
         return new NativeSql().sql("UPDATE cyclium_episodes SET status = 'running', phase = '"
                         + EpisodeStore.INTERRUPTED_PHASE + "', attempts = 0, turns_used = 0, cancel_requested = ")
                 .value(Boolean.FALSE)
                 .sql(", error_class = NULL, error_detail = NULL, summary = NULL, finished_at = NULL, run_node = NULL,"
-                        + " queued_at = NULL, updated_at = " + now() + " WHERE id = ").value(episodeId)
-                .sql(" AND status = ").value(from.wire()).sql(" AND archived_at IS NULL")
+                        // a retry waiting on this failure is replaced by the restart (no second run
+                        // beside it); if the restarted run fails, its retry is decided afresh
+                        + " queued_at = NULL, retry_due_at = NULL, updated_at = " + now() + " WHERE id = ").value(episodeId)
+                .sql(" AND status = ").value(from.wire()).sql(" AND archived_at IS NULL AND retried_by IS NULL")
                 .executeUpdate(em);
     }
 

@@ -7,7 +7,6 @@ import io.cyclium.episode.StepKind;
 import io.cyclium.claims.HeldClaim;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
@@ -236,12 +235,12 @@ final class EpisodeWrites {
     }
 
     /**
-     * Every write of the task: a transaction of its own, run again when the database picked it as
-     * a deadlock victim (nothing of it was applied; its statements are guarded and re-read what
-     * they decide on) instead of ending the episode as a crash.
+     * Every write of the task: a transaction it may share with other tasks' writes (group commit),
+     * run again — alone — when that transaction failed or the database picked it as a deadlock
+     * victim (nothing of it was applied; its statements are guarded and re-read what they decide
+     * on, and the work resets what it captured) instead of ending the episode as a crash.
      */
     private <T> T inTransaction(Function<EntityManager, T> work) {
-        return DeadlockRetry.inNewTransaction(env.tx(), work, attempt -> LOG.info(() -> "Episode " + episodeId
-                + ": a write was a deadlock victim (attempt " + attempt + "); running it again"));
+        return env.tx().inGroupTransaction(work);
     }
 }

@@ -63,7 +63,13 @@ public final class LocalRunner implements EpisodeLauncher {
         AtomicReference<HeldClaim> lease = new AtomicReference<>();
         // at once or from this node's queue: either way this node runs it, under this lease
         boolean runsHereNow = env.node().equals(episode.runNode());
+        // Outside a caller's transaction this write is batched with others' (group commit), and a
+        // failed batch runs it again on its own: a lease pending from the run rolled back goes first.
         return env.tx().inCallerTransaction(em -> {
+            HeldClaim stale = lease.getAndSet(null);
+            if (stale != null) {
+                env.claims().firstClaimSettled(stale, false);
+            }
             won.set(env.store().insert(em, episode));
             if (won.get() && runsHereNow) {
                 env.claims().claimFirstIn(em, EpisodeClaimKey.of(episode.dedupeKey(), episode.id()), "episode")

@@ -26,6 +26,7 @@ import io.cyclium.execution.RunControl;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.episode.TriggerRequestStore;
+import io.cyclium.store.GroupCommit;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.Resource;
@@ -112,6 +113,7 @@ public class ActorHost {
     private volatile ExecutorService episodeThreads;
     private volatile ScheduledTriggers schedules;
     private volatile EpisodeStore store;
+    private volatile GroupCommit groupCommit;
 
     /** Builds the runtimes and arms schedules. Called once by {@link ActorBootstrap} after the node row exists. */
     public synchronized void start() {
@@ -121,7 +123,13 @@ public class ActorHost {
         StrategyBeans strategyBeans = new StrategyBeans(discovery, beans);
         strategyBeans.check();
         store = new EpisodeStore(vendor);
-        TaskEnvironment env = new TaskEnvironment(tx, store, strategyBeans, claims, effects,
+        // Episode rows, journal rows and terminal writes of many tasks share transactions (one writer
+        // commits what all of them handed over meanwhile); writes in host code's transaction do not.
+        groupCommit = GroupCommit.start(tx, threadFactory, config.groupCommitMax(), config.groupCommitWriters(),
+                size -> telemetry.record("group_commit_writes", size),
+                // pgjdbc reports a count per batched statement; the others are not verified here
+                vendor == DatabaseVendor.POSTGRESQL);
+        TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire);
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
@@ -168,6 +176,11 @@ public class ActorHost {
         ExecutorService threads = episodeThreads;
         if (threads != null) {
             threads.shutdown();
+        }
+        GroupCommit writes = groupCommit;
+        if (writes != null) {
+            // what is still queued commits; a task finishing later writes alone
+            writes.close();
         }
     }
 

@@ -49,6 +49,18 @@ public class JtaTx implements Tx {
     }
 
     @Override
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public boolean callerHasTransaction() {
+        return txRegistry.getTransactionKey() != null;
+    }
+
+    @Override
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public boolean rollbackOnly(EntityManager em) {
+        return txRegistry.getTransactionKey() != null && txRegistry.getRollbackOnly();
+    }
+
+    @Override
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public <T> T inNewTransaction(Function<EntityManager, T> work) {
         T result = work.apply(em);

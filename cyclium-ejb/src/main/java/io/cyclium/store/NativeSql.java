@@ -46,6 +46,15 @@ public final class NativeSql {
         return column.toString();
     }
 
+    /** A statement written with its numbered parameters ({@code ?1}, {@code ?2}, …) already in the text. */
+    public static NativeSql numbered(String text, Object... parameters) {
+        NativeSql s = new NativeSql().sql(text);
+        for (Object p : parameters) {
+            s.parameters.add(Objects.requireNonNull(p, "a NativeSql parameter may not be null"));
+        }
+        return s;
+    }
+
     public static Raw raw(String sql) {
         return new Raw(sql);
     }
@@ -157,6 +166,25 @@ public final class NativeSql {
         return Collections.unmodifiableList(parameters);
     }
 
+    /** The statement for plain JDBC: {@code ?} placeholders, the parameters in their order in the text. */
+    public record Jdbc(String text, List<Object> parameters) {
+    }
+
+    private static final java.util.regex.Pattern NUMBERED_PARAMETER = java.util.regex.Pattern.compile("\\?(\\d+)");
+
+    /** This statement with {@code ?n} turned into JDBC's {@code ?} and the parameters ordered to match. */
+    public Jdbc jdbc() {
+        java.util.regex.Matcher m = NUMBERED_PARAMETER.matcher(text);
+        StringBuilder jdbc = new StringBuilder();
+        List<Object> ordered = new ArrayList<>();
+        while (m.find()) {
+            ordered.add(parameters.get(Integer.parseInt(m.group(1)) - 1));
+            m.appendReplacement(jdbc, "?");
+        }
+        m.appendTail(jdbc);
+        return new Jdbc(jdbc.toString(), ordered);
+    }
+
     /** The statement as a native query with its parameters bound. */
     public Query query(EntityManager em) {
         return bind(em.createNativeQuery(text()));
@@ -167,7 +195,15 @@ public final class NativeSql {
         return bind(em.createNativeQuery(text(), entity));
     }
 
+    /**
+     * Runs the statement; returns the rows it changed. Under a group commit's recording entity
+     * manager it is recorded instead and answers 1, checked when the batch runs
+     * ({@link DeferredUpdates}).
+     */
     public int executeUpdate(EntityManager em) {
+        if (DeferredUpdates.record(em, this)) {
+            return 1;
+        }
         return query(em).executeUpdate();
     }
 

@@ -23,15 +23,31 @@ public interface Tx {
      * transaction (a task on another thread) start.
      */
     default <T> T inCallerTransaction(Function<EntityManager, T> work, java.util.function.Consumer<Boolean> settled) {
-        T result;
+        return Settling.telling(settled, () -> inNewTransaction(work));
+    }
+
+    /**
+     * Runs {@code work} in a transaction that other writes may share (see {@link GroupCommit}),
+     * committed when this returns; an exception means nothing of it was applied. A deadlock victim
+     * runs again. {@code work} may run more than once: it re-reads what it decides on inside the
+     * transaction and resets, when it starts, whatever it captured from an earlier run.
+     */
+    default <T> T inGroupTransaction(Function<EntityManager, T> work) {
+        return DeadlockRetry.inNewTransaction(this, work, attempt -> { });
+    }
+
+    /** Whether the calling thread is inside a transaction of its own (host code's). */
+    default boolean callerHasTransaction() {
+        return false;
+    }
+
+    /** Whether the transaction {@code em} works in has been marked to roll back. */
+    default boolean rollbackOnly(EntityManager em) {
         try {
-            result = inNewTransaction(work);
-        } catch (RuntimeException | Error e) {
-            settled.accept(false);
-            throw e;
+            return em.getTransaction().isActive() && em.getTransaction().getRollbackOnly();
+        } catch (IllegalStateException jta) {
+            return false;
         }
-        settled.accept(true);
-        return result;
     }
 
     default void run(java.util.function.Consumer<EntityManager> work) {

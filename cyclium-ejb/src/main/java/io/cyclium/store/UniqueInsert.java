@@ -5,10 +5,6 @@ import jakarta.persistence.PersistenceException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * An INSERT whose unique key may already be taken by another node, run so that losing is an
@@ -32,8 +28,6 @@ import java.util.regex.Pattern;
  * Any other failure (NOT NULL, a foreign key, a value too long) is still thrown.
  */
 public final class UniqueInsert {
-
-    private static final Pattern NUMBERED_PARAMETER = Pattern.compile("\\?(\\d+)");
 
     private UniqueInsert() {
     }
@@ -97,18 +91,10 @@ public final class UniqueInsert {
         if (connection == null) {
             throw new IllegalStateException("no JDBC connection: UniqueInsert needs an active transaction");
         }
-        Matcher m = NUMBERED_PARAMETER.matcher(insert.text());
-        StringBuilder jdbc = new StringBuilder();
-        List<Object> parameters = insert.parameters();
-        List<Integer> order = new ArrayList<>();
-        while (m.find()) {
-            order.add(Integer.parseInt(m.group(1)));
-            m.appendReplacement(jdbc, "?");
-        }
-        m.appendTail(jdbc);
-        try (PreparedStatement ps = connection.prepareStatement(jdbc.toString())) {
-            for (int i = 0; i < order.size(); i++) {
-                ps.setObject(i + 1, parameters.get(order.get(i) - 1));
+        NativeSql.Jdbc jdbc = insert.jdbc();
+        try (PreparedStatement ps = connection.prepareStatement(jdbc.text())) {
+            for (int i = 0; i < jdbc.parameters().size(); i++) {
+                ps.setObject(i + 1, jdbc.parameters().get(i));
             }
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {

@@ -17,7 +17,8 @@ class LeasedClaimGateTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final FakeWorkClaims claims = new FakeWorkClaims(clock);
-    private final LeasedClaimGate gate = new LeasedClaimGate(claims, "node-a", LEASE, Telemetry.NOOP);
+    private final io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
+    private final LeasedClaimGate gate = new LeasedClaimGate(claims, "node-a", LEASE, telemetry);
 
     private static Set<HeldClaim> inUse(HeldClaim... claims) {
         Set<HeldClaim> set = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -34,8 +35,10 @@ class LeasedClaimGateTest {
         assertThat(claims.acquire("episode:e-1", "node-b", LEASE, "episode"))
                 .as("still held during the grace").isInstanceOf(Acquisition.Busy.class);
 
+        assertThat(telemetry.countTagged("work_claims", "outcome", "released_unaccounted")).isZero();
         assertThat(gate.releaseUnaccounted(inUse(), 3)).isEqualTo(1);
 
+        assertThat(telemetry.countTagged("work_claims", "outcome", "released_unaccounted")).isEqualTo(1);
         assertThat(gate.heldCount()).isZero();
         assertThat(gate.renewAll()).as("the heartbeat no longer renews it").isZero();
         assertThat(claims.ownsAtFence("episode:e-1", "node-a", orphan.fence())).isFalse();

@@ -19,6 +19,8 @@ import io.cyclium.episode.TriggerInfo;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.keys.EpisodeRef;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.store.GroupCommit;
+import io.cyclium.store.Tx;
 import io.cyclium.testing.MutableClock;
 import io.cyclium.testing.StatementCountingTx;
 import io.cyclium.testing.TestDatabase.Vendor;
@@ -54,10 +56,14 @@ class LeanWritePathTest {
     private static final String NODE = "lean-node";
 
     private final ExecutorService threads = Executors.newSingleThreadExecutor();
+    private final ExecutorService taskThreads = Executors.newFixedThreadPool(20);
+    private final List<GroupCommit> groupCommits = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void stop() {
         threads.shutdownNow();
+        taskThreads.shutdownNow();
+        groupCommits.forEach(GroupCommit::close);
     }
 
     /** Done at once. */
@@ -86,7 +92,14 @@ class LeanWritePathTest {
         final LocalRunner runner;
         final List<EpisodeFinished> finished = new CopyOnWriteArrayList<>();
 
+        final List<Integer> batches = new CopyOnWriteArrayList<>();
+
         Rig(Vendor vendor) {
+            this(vendor, false);
+        }
+
+        /** {@code grouped}: the tasks' writes go through group commit, as in the container. */
+        Rig(Vendor vendor, boolean grouped) {
             jpa = databases.jpa(vendor);
             tx = new StatementCountingTx(jpa);
             store = new EpisodeStore(jpa.vendor());
@@ -106,9 +119,16 @@ class LeanWritePathTest {
                     return strategy;
                 }
             };
-            TaskEnvironment env = new TaskEnvironment(tx, store, lookup, gate, null, finished::add,
+            Tx writes = tx;
+            if (grouped) {
+                GroupCommit g = GroupCommit.start(tx, Executors.defaultThreadFactory(), 64, 2, batches::add,
+                        jpa.vendor() == io.cyclium.store.DatabaseVendor.POSTGRESQL);
+                groupCommits.add(g);
+                writes = g;
+            }
+            TaskEnvironment env = new TaskEnvironment(writes, store, lookup, gate, null, finished::add,
                     new MutableClock(Instant.parse("2026-06-01T10:00:00Z")), NODE, Telemetry.NOOP);
-            runner = new LocalRunner(env, threads, new TriggerRequestStore(jpa.vendor()));
+            runner = new LocalRunner(env, grouped ? taskThreads : threads, new TriggerRequestStore(jpa.vendor()));
         }
 
         NewEpisode fresh(String key) {
@@ -125,6 +145,11 @@ class LeanWritePathTest {
         /** As the actor runtime does it: insert, and once committed start the task with the row as inserted. */
         void fireAndRun(NewEpisode e, Runnable beforeStart) throws InterruptedException {
             CountDownLatch exited = new CountDownLatch(1);
+            fire(e, beforeStart, exited);
+            assertThat(exited.await(30, TimeUnit.SECONDS)).as("the task ended").isTrue();
+        }
+
+        void fire(NewEpisode e, Runnable beforeStart, CountDownLatch exited) {
             boolean inserted = runner.insert(e, ours -> {
                 assertThat(ours).as("the insert committed and won").isTrue();
                 beforeStart.run();
@@ -134,7 +159,6 @@ class LeanWritePathTest {
                 runner.start(e.id(), given, false, null, exited::countDown);
             });
             assertThat(inserted).isTrue();
-            assertThat(exited.await(30, TimeUnit.SECONDS)).as("the task ended").isTrue();
         }
 
         Map<String, Object> claim(String key) {
@@ -174,6 +198,44 @@ class LeanWritePathTest {
         assertThat(rig.tx.transactions()).as("transactions").isEqualTo(2);
         // insert episode, insert lease | finish, journal, settle lease; MariaDB reads its insert back once
         assertThat(rig.tx.statements()).as("statements").isEqualTo(vendor == Vendor.MARIADB ? 6 : 5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void episodes_fired_from_many_threads_share_transactions_and_each_still_costs_five_statements(Vendor vendor)
+            throws Exception {
+        Rig rig = new Rig(vendor, true);
+        int count = 300;
+        List<NewEpisode> episodes = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            episodes.add(rig.fresh("lean:" + UUID.randomUUID()));
+        }
+        CountDownLatch exited = new CountDownLatch(count);
+        ExecutorService firing = Executors.newFixedThreadPool(20);
+        try {
+            List<java.util.concurrent.Future<?>> fired = new java.util.ArrayList<>();
+            for (NewEpisode e : episodes) {
+                fired.add(firing.submit(() -> rig.fire(e, () -> { }, exited)));
+            }
+            for (java.util.concurrent.Future<?> f : fired) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(exited.await(60, TimeUnit.SECONDS)).as("every task ended").isTrue();
+        } finally {
+            firing.shutdownNow();
+        }
+
+        assertThat(episodes).allSatisfy(e -> {
+            assertThat(rig.row(e.id()).status).isEqualTo("done");
+            assertThat(rig.claim(e.dedupeKey())).containsEntry("state", "done").containsEntry("fence", 1L);
+        });
+        assertThat(rig.finished).hasSize(count);
+        assertThat(rig.gate.heldCount()).isZero();
+        assertThat(rig.batches).as("shared transactions were committed").isNotEmpty();
+        assertThat(rig.tx.transactions()).as("transactions for " + count + " episodes")
+                .isLessThan(2L * count);
+        assertThat(rig.tx.statements()).as("statements: the same five per episode, batched or not")
+                .isEqualTo((vendor == Vendor.MARIADB ? 6L : 5L) * count);
     }
 
     @ParameterizedTest

@@ -9,7 +9,8 @@ import jakarta.enterprise.event.Observes;
 import jakarta.faces.push.Push;
 import jakarta.faces.push.PushContext;
 import jakarta.inject.Inject;
-import jakarta.annotation.Resource;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import java.util.ArrayList;
@@ -44,8 +45,20 @@ public class ConsolePush {
     static final long FLUSH_MS = 200;
     static final int MAX_ITEMS = 100;
 
-    @Resource(lookup = "java:comp/DefaultManagedThreadFactory")
-    ManagedThreadFactory threads;
+    /**
+     * Looked up when the flusher starts, not injected: the bean is created on whichever thread
+     * fires its first event, in the EAR often an episode thread of the EJB module, where Payara
+     * Server cannot resolve an injected resource of the web module
+     * ({@code java:comp/env/io.cyclium.console.ConsolePush/threads}: every push failed). The
+     * default factory is in every component's namespace.
+     */
+    private static ManagedThreadFactory threads() {
+        try {
+            return InitialContext.doLookup("java:comp/DefaultManagedThreadFactory");
+        } catch (NamingException e) {
+            throw new IllegalStateException("no java:comp/DefaultManagedThreadFactory", e);
+        }
+    }
 
     private final AtomicLong sent = new AtomicLong();
     private final Queue<Map<String, String>> queued = new ConcurrentLinkedQueue<>();
@@ -100,7 +113,7 @@ public class ConsolePush {
             return;
         }
         try {
-            Thread t = threads.newThread(() -> {
+            Thread t = threads().newThread(() -> {
                 while (!stopped) {
                     try {
                         Thread.sleep(FLUSH_MS);

@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Trivial episodes per second on Payara Micro nodes and a PostgreSQL of the benchmark's own.
@@ -55,7 +54,7 @@ public final class ThroughputBench {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Production timings (not the harness's short failover ones): the sweep every 30 s, lease 30 s. */
-    private static final Map<String, String> TIMINGS = Map.of(
+    static final Map<String, String> TIMINGS = Map.of(
             "CYCLIUM_WORK_CLAIMS_LEASE_SECONDS", "30",
             "CYCLIUM_RECOVERY_INITIAL_DELAY_MS", "120000",
             "CYCLIUM_RECOVERY_INTERVAL_MS", "30000",
@@ -89,14 +88,7 @@ public final class ThroughputBench {
                 }
             }
         }
-        System.out.println();
-        System.out.println("[bench] summary over " + ROUNDS + " round(s), " + EVENTS + " events each (median, min–max):");
-        figures.forEach((name, values) -> {
-            List<Double> sorted = values.stream().sorted().toList();
-            double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
-            System.out.printf(Locale.ROOT, "  %-60s %10.1f   (%.1f–%.1f)%n", name, median, sorted.get(0), sorted.get(sorted.size() - 1));
-        });
+        BenchClients.printSummary(ROUNDS + " round(s), " + EVENTS + " events each", figures);
     }
 
     /** A product Micro WAR plus the benchmark's actor, written beside the harness's WARs. */
@@ -113,6 +105,12 @@ public final class ThroughputBench {
     private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war);
         TIMINGS.forEach(b::env);
+        // e.g. -Dbench.node-jvm-options="-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile"
+        for (String option : System.getProperty("bench.node-jvm-options", "").trim().split("\\s+")) {
+            if (!option.isEmpty()) {
+                b.jvmOption(option);
+            }
+        }
         for (String n : nodes) {
             b.node(n);
         }
@@ -176,28 +174,13 @@ public final class ThroughputBench {
     }
 
     private static void postEvents(ClusterNode node, int count, String prefix, int clients) throws Exception {
-        AtomicInteger next = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(clients);
-        try {
-            List<Future<?>> all = new ArrayList<>();
-            for (int c = 0; c < clients; c++) {
-                all.add(pool.submit(() -> {
-                    for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-                        HttpReplyText r = send(node, "POST", "/events",
-                                "{\"type\":\"bench.tick\",\"id\":\"" + prefix + "-" + i + "\",\"payload\":{}}");
-                        if (r.status != 202) {
-                            throw new IllegalStateException("POST /events answered " + r.status + " " + r.body);
-                        }
-                    }
-                    return null;
-                }));
+        BenchClients.run(clients, count, i -> {
+            HttpReplyText r = send(node, "POST", "/events",
+                    "{\"type\":\"bench.tick\",\"id\":\"" + prefix + "-" + i + "\",\"payload\":{}}");
+            if (r.status != 202) {
+                throw new IllegalStateException("POST /events answered " + r.status + " " + r.body);
             }
-            for (Future<?> f : all) {
-                f.get();
-            }
-        } finally {
-            pool.shutdown();
-        }
+        });
     }
 
     private record HttpReplyText(int status, String body) {

@@ -1,0 +1,148 @@
+package io.cyclium.store;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Deferred updates for a group commit: the writes of many episodes go to the database as one JDBC
+ * batch per statement shape instead of one round trip each.
+ *
+ * <p>A work is first run against a <em>recording</em> entity manager: each
+ * {@link NativeSql#executeUpdate} is recorded and answers 1 (one row changed), which is what every
+ * statement of the lean write path changes when no other node interferes — the episode row and its
+ * first lease inserted, the terminal UPDATE, the journal row, the lease settled at our fence. Any
+ * other use of the entity manager (a read, a query built by hand, the JDBC connection) throws
+ * {@link NotDeferrable}: that work runs for real instead, in the same transaction.
+ *
+ * <p>Then the recorded statements run as batches and every count is checked. A count other than 1
+ * means the answer the work was given was wrong (a key taken by another node, a lease that moved
+ * on): the whole shared transaction fails, nothing of it stands, and every caller runs its own work
+ * again alone — where the guard sees the real count and decides as it always does. So a work's
+ * decisions are only ever kept when they were made on the counts the database gave.
+ */
+final class DeferredUpdates {
+
+    /** Thrown by the recording entity manager for anything but a recorded update. */
+    static final class NotDeferrable extends RuntimeException {
+        NotDeferrable(String what) {
+            super(what + " cannot be deferred", null, false, false);
+        }
+    }
+
+    private static final class Recorder implements InvocationHandler {
+        final List<NativeSql> statements;
+        volatile boolean refused;
+
+        Recorder(List<NativeSql> statements) {
+            this.statements = statements;
+        }
+
+        @Override
+        public Object invoke(Object proxy, java.lang.reflect.Method method, Object[] args) {
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (method.getName()) {
+                    case "equals" -> proxy == args[0];
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    default -> "recording entity manager";
+                };
+            }
+            // remembered too: a work that caught the exception must not pass for recorded
+            refused = true;
+            throw new NotDeferrable("EntityManager." + method.getName());
+        }
+    }
+
+    private DeferredUpdates() {
+    }
+
+    /** An entity manager that records {@link NativeSql#executeUpdate} into {@code into} and refuses everything else. */
+    static EntityManager recording(List<NativeSql> into) {
+        return (EntityManager) Proxy.newProxyInstance(EntityManager.class.getClassLoader(),
+                new Class<?>[] {EntityManager.class}, new Recorder(into));
+    }
+
+    /** Whether the work refused anything of {@code recording} (then it runs for real). */
+    static boolean refused(EntityManager recording) {
+        return ((Recorder) Proxy.getInvocationHandler(recording)).refused;
+    }
+
+    /** Records {@code statement} when {@code em} is a recording entity manager; false otherwise. */
+    static boolean record(EntityManager em, NativeSql statement) {
+        if (Proxy.isProxyClass(em.getClass()) && Proxy.getInvocationHandler(em) instanceof Recorder recorder) {
+            recorder.statements.add(statement);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Runs the recorded statements of {@code works} (each a list in the order its work issued
+     * them) on the transaction's connection: consecutive works of one shape as one batch per
+     * statement position, so each work's statements still run in its own order. Throws when a
+     * statement changed other than one row: the work was answered wrongly and the transaction must
+     * not commit.
+     */
+    static void run(EntityManager em, List<List<NativeSql>> works) {
+        if (works.isEmpty()) {
+            return;
+        }
+        Connection connection = em.unwrap(Connection.class);
+        if (connection == null) {
+            throw new IllegalStateException("no JDBC connection for the deferred updates: no active transaction");
+        }
+        // each statement turned into JDBC's form once; consecutive works of equal shape share batches
+        List<List<NativeSql.Jdbc>> statements = new ArrayList<>(works.size());
+        List<List<String>> shapes = new ArrayList<>(works.size());
+        for (List<NativeSql> work : works) {
+            List<NativeSql.Jdbc> jdbc = work.stream().map(NativeSql::jdbc).toList();
+            statements.add(jdbc);
+            shapes.add(jdbc.stream().map(NativeSql.Jdbc::text).toList());
+        }
+        int i = 0;
+        while (i < statements.size()) {
+            List<String> shape = shapes.get(i);
+            int j = i + 1;
+            while (j < statements.size() && shapes.get(j).equals(shape)) {
+                j++;
+            }
+            for (int position = 0; position < shape.size(); position++) {
+                batch(connection, shape.get(position), statements.subList(i, j), position);
+            }
+            i = j;
+        }
+    }
+
+    private static void batch(Connection connection, String text, List<List<NativeSql.Jdbc>> works, int position) {
+        try (PreparedStatement ps = connection.prepareStatement(text)) {
+            for (List<NativeSql.Jdbc> work : works) {
+                List<Object> parameters = work.get(position).parameters();
+                for (int p = 0; p < parameters.size(); p++) {
+                    ps.setObject(p + 1, parameters.get(p));
+                }
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int k = 0; k < counts.length; k++) {
+                if (counts[k] != 1) {
+                    throw new CountMismatch("a deferred statement changed " + counts[k] + " rows, not 1: " + text);
+                }
+            }
+        } catch (SQLException e) {
+            throw new PersistenceException("a batch of " + works.size() + " deferred statements failed: " + text, e);
+        }
+    }
+
+    /** A deferred statement's count was not the 1 its work was told: the batch must not commit. */
+    static final class CountMismatch extends RuntimeException {
+        CountMismatch(String message) {
+            super(message);
+        }
+    }
+}

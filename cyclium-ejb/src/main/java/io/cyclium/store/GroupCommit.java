@@ -1,0 +1,286 @@
+package io.cyclium.store;
+
+import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Group commit: the short writes of many episode tasks and triggers (an episode row with its first
+ * lease, a terminal status with its journal row and lease settlement) go into one transaction
+ * instead of one each. A caller hands its work over and waits; a writer thread takes everything
+ * waiting (up to {@code maxUnits}), runs it in one transaction and commits, then wakes each caller
+ * with its own result. While one batch commits the next one fills, so the busier the node the
+ * fewer transactions per write — and a write still returns only once it is durable.
+ *
+ * <p>Failure: when the shared transaction fails for any reason (one work threw — a guard's
+ * {@link Undo}, a deadlock, a constraint — or the database is gone), nothing of it was applied and
+ * every caller runs its own work again, alone, in its own thread, exactly as without group commit:
+ * the one whose work is at fault gets its own exception, the others their results. Work must
+ * therefore be safe to run again: re-read inside the transaction whatever it decides on (every
+ * guarded statement does) and reset, at its start, whatever it captured from an earlier run.
+ *
+ * <p>A transaction left rollback-only by a work that caught its own failed statement would roll
+ * back quietly and take the others' writes with it; the batch checks for that and fails instead.
+ *
+ * <p>Writes already inside a caller's transaction (host code firing in its own transaction: the
+ * transactional outbox) are never batched; they commit or roll back with the caller.
+ */
+public final class GroupCommit implements Tx {
+
+    private static final Logger LOG = Logger.getLogger(GroupCommit.class.getName());
+
+    private final Tx delegate;
+    private final int maxUnits;
+    private final LinkedBlockingQueue<Unit<?>> waiting = new LinkedBlockingQueue<>();
+    private final List<Thread> writers = new ArrayList<>();
+    private final Consumer<Integer> batchSizes;
+    private final boolean deferUpdates;
+    private volatile boolean closed;
+
+    private GroupCommit(Tx delegate, int maxUnits, Consumer<Integer> batchSizes, boolean deferUpdates) {
+        this.delegate = delegate;
+        this.maxUnits = maxUnits;
+        this.batchSizes = batchSizes;
+        this.deferUpdates = deferUpdates;
+    }
+
+    /**
+     * Starts {@code writers} writer threads from {@code threads} (managed threads in the container:
+     * they carry the application's context, so the Tx bean works from them). {@code batchSizes}
+     * hears the number of writes of each committed batch (a histogram). With {@code maxUnits} 1 no
+     * thread is started and every write runs alone in its caller's thread. With {@code deferUpdates}
+     * the updates of a batch's works go to the database as JDBC batches ({@link DeferredUpdates});
+     * only for a database whose driver reports a count per batched statement.
+     */
+    public static GroupCommit start(Tx delegate, ThreadFactory threads, int maxUnits, int writers,
+            Consumer<Integer> batchSizes, boolean deferUpdates) {
+        if (maxUnits < 1 || writers < 1) {
+            throw new IllegalArgumentException("group commit needs maxUnits >= 1 and writers >= 1, got " + maxUnits
+                    + " and " + writers);
+        }
+        GroupCommit g = new GroupCommit(delegate, maxUnits, batchSizes, deferUpdates);
+        if (maxUnits > 1) {
+            for (int i = 0; i < writers; i++) {
+                Thread t = threads.newThread(g::writeLoop);
+                if (t == null) {
+                    throw new IllegalStateException("the thread factory gave no thread for the group commit writer");
+                }
+                t.setName("cyclium-group-commit-" + i);
+                t.setDaemon(true);
+                g.writers.add(t);
+            }
+            g.writers.forEach(Thread::start);
+        }
+        return g;
+    }
+
+    @Override
+    public <T> T inNewTransaction(Function<EntityManager, T> work) {
+        return delegate.inNewTransaction(work);
+    }
+
+    @Override
+    public boolean callerHasTransaction() {
+        return delegate.callerHasTransaction();
+    }
+
+    @Override
+    public boolean rollbackOnly(EntityManager em) {
+        return delegate.rollbackOnly(em);
+    }
+
+    /**
+     * In the caller's transaction when there is one (unbatched: it commits with the caller);
+     * otherwise batched with other writes, and {@code settled} is told once it committed (or not).
+     */
+    @Override
+    public <T> T inCallerTransaction(Function<EntityManager, T> work, Consumer<Boolean> settled) {
+        if (delegate.callerHasTransaction()) {
+            return delegate.inCallerTransaction(work, settled);
+        }
+        return Settling.telling(settled, () -> inGroupTransaction(work));
+    }
+
+    @Override
+    public <T> T inGroupTransaction(Function<EntityManager, T> work) {
+        if (writers.isEmpty() || closed) {
+            return alone(work);
+        }
+        Unit<T> unit = new Unit<>(work);
+        waiting.add(unit);
+        if (closed && waiting.remove(unit)) {
+            // closed between the check and the add, and no writer took it: run it here
+            return alone(work);
+        }
+        unit.awaitUninterruptibly();
+        if (unit.committed) {
+            return unit.result;
+        }
+        if (unit.failure != null) {
+            throw unit.failure;
+        }
+        // the shared transaction failed: nothing of it stands; this work runs again on its own
+        return alone(work);
+    }
+
+    /** Writes handed over and not yet taken by a writer. */
+    int waiting() {
+        return waiting.size();
+    }
+
+    /** Stops batching: writes queued now still commit; later ones run alone in their callers' threads. */
+    public void close() {
+        closed = true;
+        writers.forEach(Thread::interrupt);
+    }
+
+    private <T> T alone(Function<EntityManager, T> work) {
+        return DeadlockRetry.inNewTransaction(delegate, work, attempt -> LOG.fine(() ->
+                "A write was a deadlock victim (attempt " + attempt + "); running it again"));
+    }
+
+    private void writeLoop() {
+        List<Unit<?>> batch = new ArrayList<>(maxUnits);
+        while (true) {
+            batch.clear();
+            try {
+                Unit<?> first = closed ? waiting.poll() : waiting.poll(1, TimeUnit.SECONDS);
+                if (first == null) {
+                    if (closed) {
+                        return;
+                    }
+                    continue;
+                }
+                batch.add(first);
+            } catch (InterruptedException e) {
+                // close() wakes the writers: the next turn takes what is left without waiting
+                continue;
+            }
+            waiting.drainTo(batch, maxUnits - 1);
+            try {
+                commit(batch);
+            } catch (RuntimeException | Error e) {
+                // commit() wakes every caller itself; this only guards the loop
+                LOG.log(Level.WARNING, "The group commit writer failed outside a batch; it goes on", e);
+                batch.forEach(Unit::rerunAlone);
+            }
+        }
+    }
+
+    private void commit(List<Unit<?>> batch) {
+        if (batch.size() == 1) {
+            batch.get(0).runAlone(this::alone);
+            return;
+        }
+        try {
+            delegate.inNewTransaction(em -> {
+                // works whose every write is a deferrable update are recorded, the others run now;
+                // the recorded ones run as batches after them (the works are independent of each other)
+                List<List<NativeSql>> recorded = new ArrayList<>();
+                for (Unit<?> u : batch) {
+                    List<NativeSql> statements = deferUpdates ? u.record() : null;
+                    if (statements == null) {
+                        u.apply(em);
+                    } else {
+                        recorded.add(statements);
+                    }
+                }
+                DeferredUpdates.run(em, recorded);
+                if (delegate.rollbackOnly(em)) {
+                    throw new IllegalStateException("a write in the batch left the transaction rollback-only");
+                }
+                return null;
+            });
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.FINE, "A batch of " + batch.size() + " writes failed; each runs again on its own", e);
+            batch.forEach(Unit::rerunAlone);
+            return;
+        }
+        batchSizes.accept(batch.size());
+        batch.forEach(Unit::committed);
+    }
+
+    /** One caller's work, waiting for its batch. */
+    private static final class Unit<T> {
+        private final Function<EntityManager, T> work;
+        private final CountDownLatch done = new CountDownLatch(1);
+        private T pending;
+        private volatile T result;
+        private volatile boolean committed;
+        private volatile RuntimeException failure;
+
+        Unit(Function<EntityManager, T> work) {
+            this.work = work;
+        }
+
+        void apply(EntityManager em) {
+            pending = work.apply(em);
+        }
+
+        /**
+         * Runs the work against a recording entity manager: its statements when every write was a
+         * deferrable update (its result then holds only if each changes one row), else null.
+         */
+        List<NativeSql> record() {
+            List<NativeSql> statements = new ArrayList<>();
+            EntityManager recording = DeferredUpdates.recording(statements);
+            try {
+                T answer = work.apply(recording);
+                if (DeferredUpdates.refused(recording)) {
+                    return null;
+                }
+                pending = answer;
+                return statements;
+            } catch (RuntimeException e) {
+                // not deferrable (a read, a statement of its own), or failed although told 1 every
+                // time: either way it runs for real, where it meets the real counts
+                return null;
+            }
+        }
+
+        void committed() {
+            result = pending;
+            committed = true;
+            done.countDown();
+        }
+
+        void rerunAlone() {
+            done.countDown();
+        }
+
+        void runAlone(Function<Function<EntityManager, T>, T> alone) {
+            try {
+                result = alone.apply(work);
+                committed = true;
+            } catch (RuntimeException e) {
+                failure = e;
+            } catch (Error e) {
+                failure = new IllegalStateException("a write failed: " + e, e);
+            }
+            done.countDown();
+        }
+
+        void awaitUninterruptibly() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    done.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+package io.cyclium.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cyclium.episode.Budget;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.NewEpisode;
+import io.cyclium.episode.TriggerInfo;
+import io.cyclium.testing.StatementCountingTx;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabases;
+import io.cyclium.testing.TestJpa;
+import jakarta.json.JsonValue;
+import jakarta.persistence.EntityManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Group commit on a real database: writes handed over by many threads share transactions, each
+ * caller still hears its own result only once it is committed, and one write that fails (a
+ * statement the database refuses, a guard's undo, a transaction left rollback-only) fails alone —
+ * the others in its batch are committed all the same.
+ */
+class GroupCommitTest {
+
+    @RegisterExtension
+    static final TestDatabases databases = new TestDatabases();
+
+    private final ExecutorService callers = Executors.newFixedThreadPool(24);
+    private final List<GroupCommit> started = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        callers.shutdownNow();
+        started.forEach(GroupCommit::close);
+    }
+
+    private final List<Integer> batches = new CopyOnWriteArrayList<>();
+
+    private GroupCommit groupCommit(Tx tx, int maxUnits, int writers) {
+        return groupCommit(tx, maxUnits, writers, false);
+    }
+
+    private GroupCommit groupCommit(Tx tx, int maxUnits, int writers, boolean deferUpdates) {
+        GroupCommit g = GroupCommit.start(tx, Executors.defaultThreadFactory(), maxUnits, writers, batches::add, deferUpdates);
+        started.add(g);
+        return g;
+    }
+
+    private static NewEpisode episode(String actorId) {
+        String key = "gc:" + UUID.randomUUID();
+        return new NewEpisode(UUID.randomUUID().toString(), actorId, "exp", null,
+                new TriggerInfo(TriggerInfo.EVENT, "gc.tick", key, JsonValue.EMPTY_JSON_OBJECT, null), key, 3,
+                new Budget(10, Duration.ofMinutes(1)), "gc-node", false, null, null, null, null);
+    }
+
+    private static long stored(TestJpa jpa, List<NewEpisode> episodes) {
+        return episodes.stream().filter(e -> jpa.inNewTransaction(em -> em.createNativeQuery(
+                "SELECT COUNT(*) FROM cyclium_episodes WHERE id = ?1").setParameter(1, e.id()).getSingleResult())
+                .toString().equals("1")).count();
+    }
+
+    /** Holds the only writer inside a transaction until released, so the next writes pile up behind it. */
+    private static final class Gate {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        Function<EntityManager, Integer> work() {
+            return em -> {
+                entered.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return 0;
+            };
+        }
+    }
+
+    /** Submits {@code works} from caller threads while the writer is held, then lets it go. */
+    private List<Future<Object>> pileUpThenRelease(GroupCommit g, List<Function<EntityManager, Object>> works)
+            throws Exception {
+        Gate gate = new Gate();
+        Future<Integer> holder = callers.submit(() -> g.inGroupTransaction(gate.work()));
+        assertThat(gate.entered.await(30, TimeUnit.SECONDS)).isTrue();
+        List<Future<Object>> results = new ArrayList<>();
+        for (Function<EntityManager, Object> w : works) {
+            results.add(callers.submit(() -> g.inGroupTransaction(w)));
+            // one at a time, so the batch takes them in this order
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (g.waiting() < results.size() && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
+        }
+        assertThat(g.waiting()).as("every caller handed its work over and waits").isEqualTo(works.size());
+        gate.release.countDown();
+        holder.get(30, TimeUnit.SECONDS);
+        return results;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void writes_from_many_threads_share_transactions_and_each_caller_returns_once_its_write_is_stored(Vendor vendor)
+            throws Exception {
+        TestJpa jpa = databases.jpa(vendor);
+        StatementCountingTx counting = new StatementCountingTx(jpa);
+        GroupCommit g = groupCommit(counting, 64, 2);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        List<NewEpisode> episodes = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            episodes.add(episode("gc_actor"));
+        }
+        Map<String, Boolean> seenOnReturn = new ConcurrentHashMap<>();
+
+        List<Future<?>> done = new ArrayList<>();
+        for (NewEpisode e : episodes) {
+            done.add(callers.submit(() -> {
+                boolean won = g.inGroupTransaction(em -> store.insert(em, e));
+                // read in another transaction as the call returns: the write is committed
+                seenOnReturn.put(e.id(), stored(jpa, List.of(e)) == 1 && won);
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+
+        assertThat(seenOnReturn).hasSize(400).doesNotContainValue(false);
+        assertThat(stored(jpa, episodes)).isEqualTo(400);
+        assertThat(batches.stream().mapToInt(Integer::intValue).max().orElse(0))
+                .as("some transaction carried more than one write").isGreaterThan(1);
+        assertThat(counting.transactions()).as("transactions for 400 writes").isLessThan(400);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void a_write_the_database_refuses_fails_alone_and_the_rest_of_its_batch_is_stored(Vendor vendor) throws Exception {
+        TestJpa jpa = databases.jpa(vendor);
+        GroupCommit g = groupCommit(jpa, 64, 1);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        List<NewEpisode> good = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            good.add(episode("gc_actor"));
+        }
+        NewEpisode tooLong = episode("x".repeat(300)); // actor_id is VARCHAR(255)
+        AtomicInteger goodRuns = new AtomicInteger();
+        List<Function<EntityManager, Object>> works = new ArrayList<>();
+        for (NewEpisode e : good.subList(0, 5)) {
+            works.add(em -> goodRuns.incrementAndGet() > 0 && store.insert(em, e));
+        }
+        works.add(em -> store.insert(em, tooLong));
+        for (NewEpisode e : good.subList(5, 10)) {
+            works.add(em -> goodRuns.incrementAndGet() > 0 && store.insert(em, e));
+        }
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        for (int i = 0; i < results.size(); i++) {
+            if (i == 5) {
+                Future<Object> refused = results.get(i);
+                assertThatThrownBy(() -> refused.get(30, TimeUnit.SECONDS)).as("the refused write's caller hears why")
+                        .hasRootCauseInstanceOf(java.sql.SQLException.class);
+            } else {
+                assertThat(results.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(true);
+            }
+        }
+        assertThat(stored(jpa, good)).as("the other writes of the failed batch, each stored on its own").isEqualTo(10);
+        assertThat(stored(jpa, List.of(tooLong))).isZero();
+        // the five before the refused one ran in the shared transaction first (the batch stops at the
+        // failure), then every one of the ten once more, alone
+        assertThat(goodRuns.get()).as("good writes run in the shared transaction, then again alone").isEqualTo(15);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void a_guard_that_undoes_its_own_write_undoes_nothing_of_the_others(Vendor vendor) throws Exception {
+        TestJpa jpa = databases.jpa(vendor);
+        GroupCommit g = groupCommit(jpa, 64, 1);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        NewEpisode kept = episode("gc_actor");
+        NewEpisode undone = episode("gc_actor");
+        List<Function<EntityManager, Object>> works = List.of(
+                em -> store.insert(em, kept),
+                em -> {
+                    store.insert(em, undone);
+                    throw new Undo("a later statement found the earlier one must not stand");
+                });
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        assertThat(results.get(0).get(30, TimeUnit.SECONDS)).isEqualTo(true);
+        assertThatThrownBy(() -> results.get(1).get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(Undo.class);
+        assertThat(stored(jpa, List.of(kept))).isEqualTo(1);
+        assertThat(stored(jpa, List.of(undone))).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void a_write_that_leaves_the_transaction_rollback_only_does_not_take_the_others_with_it(Vendor vendor) throws Exception {
+        TestJpa jpa = databases.jpa(vendor);
+        GroupCommit g = groupCommit(jpa, 64, 1);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        NewEpisode kept = episode("gc_actor");
+        NewEpisode quietlyLost = episode("gc_actor");
+        List<Function<EntityManager, Object>> works = List.of(
+                em -> store.insert(em, kept),
+                em -> {
+                    // as a work that caught a failed statement JPA had marked for rollback
+                    store.insert(em, quietlyLost);
+                    em.getTransaction().setRollbackOnly();
+                    return true;
+                });
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        assertThat(results.get(0).get(30, TimeUnit.SECONDS)).isEqualTo(true);
+        results.get(1).get(30, TimeUnit.SECONDS);
+        assertThat(stored(jpa, List.of(kept))).as("not rolled back with the other write's transaction").isEqualTo(1);
+        assertThat(stored(jpa, List.of(quietlyLost))).as("its own transaction rolled back, as without group commit")
+                .isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2"})
+    void after_close_a_write_runs_alone_in_its_callers_thread(Vendor vendor) {
+        TestJpa jpa = databases.jpa(vendor);
+        GroupCommit g = groupCommit(jpa, 64, 2);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        NewEpisode e = episode("gc_actor");
+        g.close();
+
+        Thread caller = Thread.currentThread();
+        Thread ranOn = g.inGroupTransaction(em -> {
+            store.insert(em, e);
+            return Thread.currentThread();
+        });
+
+        assertThat(ranOn).isSameAs(caller);
+        assertThat(stored(jpa, List.of(e))).isEqualTo(1);
+    }
+
+    // ---- deferred updates (PostgreSQL: the driver reports a count per batched statement) ----------
+
+    @org.junit.jupiter.api.Test
+    void on_postgresql_the_inserts_of_a_batch_go_as_one_jdbc_batch_and_each_caller_hears_its_own_answer() throws Exception {
+        TestJpa jpa = databases.jpa(Vendor.POSTGRESQL);
+        StatementCountingTx counting = new StatementCountingTx(jpa);
+        GroupCommit g = groupCommit(counting, 64, 1, true);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        List<NewEpisode> episodes = new ArrayList<>();
+        List<Function<EntityManager, Object>> works = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            NewEpisode e = episode("gc_actor");
+            episodes.add(e);
+            works.add(em -> store.insert(em, e));
+        }
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        for (Future<Object> r : results) {
+            assertThat(r.get(30, TimeUnit.SECONDS)).isEqualTo(true);
+        }
+        assertThat(stored(jpa, episodes)).isEqualTo(10);
+        assertThat(counting.batched()).as("the ten INSERTs sent as one JDBC batch").isEqualTo(10);
+        assertThat(counting.transactions()).as("the gate's transaction and the batch's").isEqualTo(2);
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_deferred_insert_that_finds_its_key_taken_fails_the_batch_and_every_work_runs_again_on_real_counts()
+            throws Exception {
+        TestJpa jpa = databases.jpa(Vendor.POSTGRESQL);
+        StatementCountingTx counting = new StatementCountingTx(jpa);
+        GroupCommit g = groupCommit(counting, 64, 1, true);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        NewEpisode taken = episode("gc_actor");
+        Boolean takenFirst = jpa.inNewTransaction(em -> store.insert(em, taken));
+        assertThat(takenFirst).isTrue();
+        List<NewEpisode> fresh = new ArrayList<>();
+        List<Function<EntityManager, Object>> works = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            NewEpisode e = episode("gc_actor");
+            fresh.add(e);
+            works.add(em -> store.insert(em, e));
+            if (i == 2) {
+                // told "inserted" while recording; the batch's count says otherwise
+                works.add(em -> store.insert(em, taken));
+            }
+        }
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        for (int i = 0; i < results.size(); i++) {
+            assertThat(results.get(i).get(30, TimeUnit.SECONDS)).as("work " + i).isEqualTo(i != 3);
+        }
+        assertThat(stored(jpa, fresh)).isEqualTo(6);
+        assertThat(jpa.inNewTransaction(em -> em.createNativeQuery("SELECT COUNT(*) FROM cyclium_episodes WHERE dedupe_key = ?1")
+                .setParameter(1, taken.dedupeKey()).getSingleResult()).toString()).isEqualTo("1");
+        assertThat(counting.batched()).as("the failed batch sent all seven").isGreaterThanOrEqualTo(7);
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_work_that_reads_runs_for_real_in_the_shared_transaction_beside_the_recorded_ones() throws Exception {
+        TestJpa jpa = databases.jpa(Vendor.POSTGRESQL);
+        StatementCountingTx counting = new StatementCountingTx(jpa);
+        GroupCommit g = groupCommit(counting, 64, 1, true);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        NewEpisode first = episode("gc_actor");
+        NewEpisode second = episode("gc_actor");
+        NewEpisode reader = episode("gc_actor");
+        List<Function<EntityManager, Object>> works = List.of(
+                em -> store.insert(em, first),
+                em -> {
+                    // a read decides: not deferrable, so it must see the database, not a recording
+                    Object before = em.createNativeQuery("SELECT COUNT(*) FROM cyclium_episodes WHERE id = ?1")
+                            .setParameter(1, reader.id()).getSingleResult();
+                    return before.toString().equals("0") && store.insert(em, reader);
+                },
+                em -> store.insert(em, second));
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        for (Future<Object> r : results) {
+            assertThat(r.get(30, TimeUnit.SECONDS)).isEqualTo(true);
+        }
+        assertThat(stored(jpa, List.of(first, second, reader))).isEqualTo(3);
+        assertThat(counting.batched()).as("the two plain inserts batched, the reader's insert not").isEqualTo(2);
+        assertThat(counting.transactions()).as("one shared transaction after the gate's").isEqualTo(2);
+    }
+}
