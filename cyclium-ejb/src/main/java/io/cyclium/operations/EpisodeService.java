@@ -216,6 +216,14 @@ public class EpisodeService {
             if (e.archivedAt != null) {
                 throw Problem.conflict("episode " + id + " is archived and cannot be restarted");
             }
+            EpisodeRetryQueries.RetryState retry = new EpisodeRetryQueries().state(em, id);
+            if (retry.claimed()) {
+                throw Problem.conflict("episode " + id + " is being retried by a node's retry timer right now; read it again");
+            }
+            if (retry.retriedBy().isPresent()) {
+                throw Problem.conflict("episode " + id + " was already retried as episode " + retry.retriedBy().get()
+                        + "; restart that one if it failed");
+            }
             JsonObject marker = Jsons.object()
                     .add("by", by == null || by.isBlank() ? "unknown" : by)
                     .add("previousStatus", from.wire())

@@ -13,8 +13,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.DoubleSupplier;
 import java.util.logging.Logger;
@@ -31,7 +34,9 @@ import java.util.regex.Pattern;
  * attempt n+1 of the chain that began with episode E has the dedupe key {@code retry:E:n+1}, held by
  * the unique index on live keys, so even a second start after a lapsed claim is a duplicate. The
  * failed episodes keep their own keys while they wait (terminal rows hold a key until archived), so
- * the original trigger cannot start a twin meanwhile either.
+ * the original trigger cannot start a twin meanwhile either. An operator's restart of the failed
+ * episode and a timer starting its next attempt are one guarded transition of the failed row
+ * ({@link EpisodeRetryStore#CLAIMED}): exactly one of the two runs.
  */
 public class EpisodeRetries {
 
@@ -53,6 +58,8 @@ public class EpisodeRetries {
     private final DoubleSupplier random;
     private final String node;
     private final Telemetry telemetry;
+    /** Where each scope's reconcile scan goes on (see {@link #reconcile}); a scope is stack and env. */
+    private final Map<String, EpisodeRetryQueries.ScanCursor> reconcileCursors = new ConcurrentHashMap<>();
 
     /**
      * @param policies the retry policy of (actor, expectation), empty when it does not run here
@@ -100,30 +107,95 @@ public class EpisodeRetries {
                 || "denied".equals(event.errorClass())) {
             return Optional.empty();
         }
-        Optional<RetryPolicy> policy = policies.apply(event.actorId(), event.expectationId());
+        return decide(event.episodeId(), event.actorId(), event.expectationId(), event.errorClass(), false);
+    }
+
+    /**
+     * Schedules the retries of failures nobody heard; run after every recovery sweep, over the
+     * sweep's scope. The failure and its retry row are two transactions: the episode's terminal
+     * commit, then {@link #onFinished} on the node that ran it, after the commit. A node killed
+     * between the two (or an {@code EpisodeFinished} lost to a failing listener) leaves a failed
+     * episode with attempts left and no due time; this finds such episodes — failed, plain, not
+     * archived, not yet decided, of an expectation with a retry policy here, finished within
+     * {@link #RECONCILE_WINDOW} by the database's clock — newest first, and makes the same decision
+     * {@link #onFinished} would have made, through the same guarded {@code schedule} (so a late
+     * live hook and a reconcile land once). The wait starts when reconcile hears the failure.
+     *
+     * <p>A failure with no attempt left stays a candidate (no column records "decided: no retry")
+     * and is decided again, to the same answer, by each reconcile while it is in the window; hence
+     * the window, and the {@code limit} per call. So that more than {@code limit} such rows cannot
+     * hide an older failure that would retry, one call reads one page and the next call of the same
+     * scope goes on after it (a keyset cursor in this object, one per scope); a page shorter than
+     * {@code limit} ends the scan, and the call after it starts again from the newest. Every
+     * candidate is therefore reached within (candidates / limit + 1) sweeps. A node restart only
+     * starts its scan over; the cursor needs no agreement between nodes (each decision is guarded).
+     *
+     * @return how many retries this call scheduled
+     */
+    public int reconcile(Collection<String> actorsWithPolicy, String stack, boolean anyStack, String env, int limit) {
+        if (actorsWithPolicy.isEmpty()) {
+            return 0;
+        }
+        String scope = (anyStack ? "*" : String.valueOf(stack)) + "|" + env;
+        EpisodeRetryQueries.ScanCursor after = reconcileCursors.get(scope);
+        List<EpisodeRetryQueries.Unheard> unheard = tx.inNewTransaction(em -> queries.unheardFailures(em, store.vendor(),
+                actorsWithPolicy, stack, anyStack, env, RECONCILE_WINDOW, after, limit));
+        if (unheard.size() < limit || unheard.get(unheard.size() - 1).startedAt() == null) {
+            reconcileCursors.remove(scope);
+        } else {
+            EpisodeRetryQueries.Unheard last = unheard.get(unheard.size() - 1);
+            reconcileCursors.put(scope, new EpisodeRetryQueries.ScanCursor(last.startedAt(), last.episodeId()));
+        }
+        int scheduled = 0;
+        for (EpisodeRetryQueries.Unheard u : unheard) {
+            if (decide(u.episodeId(), u.actorId(), u.expectationId(), u.errorClass(), true).isPresent()) {
+                scheduled++;
+                telemetry.count("episode_retry_reconciled", "actor", u.actorId(), "expectation", u.expectationId());
+            }
+        }
+        return scheduled;
+    }
+
+    /** How far back reconcile looks for failures nobody heard (by the episode's {@code finished_at}). */
+    public static final Duration RECONCILE_WINDOW = Duration.ofHours(24);
+
+    /**
+     * The one retry decision, for the live hook and for reconcile: a failed plain episode with
+     * attempts left (by its expectation's policy and its error class) gets its next due time on
+     * its row and a {@code retry_scheduled} journal row, both in one transaction, once.
+     */
+    private Optional<Instant> decide(String episodeId, String actorId, String expectationId, String errorClass,
+            boolean reconciled) {
+        if ("denied".equals(errorClass)) {
+            return Optional.empty();
+        }
+        Optional<RetryPolicy> policy = policies.apply(actorId, expectationId);
         if (policy.isEmpty() || policy.get().maxAttempts() <= 1) {
             return Optional.empty();
         }
         return tx.inNewTransaction(em -> {
-            Optional<EpisodeRetryQueries.Finished> row = queries.finished(em, event.episodeId());
+            Optional<EpisodeRetryQueries.Finished> row = queries.finished(em, episodeId);
             if (row.isEmpty() || !EpisodeStatus.FAILED.wire().equals(row.get().status())
                     || row.get().workflowInstanceId() != null) {
                 return Optional.<Instant>empty();
             }
-            Chain chain = chainOf(event.episodeId(), row.get().dedupeKey());
-            Optional<Instant> next = policy.get().nextAttempt(chain.attempt(), event.errorClass(), clock.instant(), random);
+            Chain chain = chainOf(episodeId, row.get().dedupeKey());
+            Optional<Instant> next = policy.get().nextAttempt(chain.attempt(), errorClass, clock.instant(), random);
             if (next.isEmpty()) {
                 return next;
             }
-            if (store.schedule(em, event.episodeId(), utc(next.get())) == 0) {
-                return Optional.<Instant>empty(); // heard twice, or restarted meanwhile: already decided
+            if (store.schedule(em, episodeId, utc(next.get())) == 0) {
+                return Optional.<Instant>empty(); // heard twice, or restarted or archived meanwhile: already decided
             }
-            episodes.journal(em, event.episodeId(), episodes.nextStepNo(em, event.episodeId()), StepKind.RETRY_SCHEDULED,
-                    node, Jsons.object().add("attempt", chain.attempt()).add("maxAttempts", policy.get().maxAttempts())
-                            .add("errorClass", String.valueOf(event.errorClass()))
-                            .add("nextAttempt", chain.attempt() + 1).add("nextAt", next.get().toString()).build(),
-                    event.errorClass(), null, null);
-            telemetry.count("episode_retry_scheduled", "actor", event.actorId(), "expectation", event.expectationId());
+            var detail = Jsons.object().add("attempt", chain.attempt()).add("maxAttempts", policy.get().maxAttempts())
+                    .add("errorClass", String.valueOf(errorClass))
+                    .add("nextAttempt", chain.attempt() + 1).add("nextAt", next.get().toString());
+            if (reconciled) {
+                detail.add("reconciled", true);
+            }
+            episodes.journal(em, episodeId, episodes.nextStepNo(em, episodeId), StepKind.RETRY_SCHEDULED, node,
+                    detail.build(), errorClass, null, null);
+            telemetry.count("episode_retry_scheduled", "actor", actorId, "expectation", expectationId);
             return next;
         });
     }
@@ -147,6 +219,9 @@ public class EpisodeRetries {
                 case NOT_NOW -> Optional.empty();
             };
             if (next.isEmpty()) {
+                if (launch.kind() == RetryLauncher.Kind.NOT_NOW) {
+                    tx.run(em -> store.release(em, d.episodeId()));
+                }
                 LOG.fine(() -> "Retry of episode " + d.episodeId() + " not started here (" + launch.why()
                         + "); it is due again in " + CLAIM_LEASE.toSeconds() + " s");
                 continue;

@@ -1,10 +1,14 @@
 package io.cyclium.retry;
 
+import io.cyclium.actor.ActorDefinition;
 import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.config.NodeMode;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.node.NodeIdentity;
+import io.cyclium.node.NodeModes;
 import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.RecoverySwept;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
@@ -16,6 +20,7 @@ import jakarta.inject.Inject;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.LocalDateTime;
+import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -45,6 +50,9 @@ public class EpisodeRetryService {
 
     @Inject
     Clock clock;
+
+    @Inject
+    NodeModes modes;
 
     @Inject
     Telemetry telemetry;
@@ -79,6 +87,23 @@ public class EpisodeRetryService {
         }
         BackgroundPass.run("episode_retry_schedule", LOG, telemetry, () -> "The retry of failed episode "
                 + event.episodeId() + " could not be scheduled; it ends failed", () -> retries().onFinished(event));
+    }
+
+    /**
+     * After every recovery sweep (on a node that is not disabled), over the sweep's scope: the
+     * retries of failures nobody heard — the failure commits before its retry is decided, so a
+     * node killed in between leaves one (see {@link EpisodeRetries#reconcile}).
+     */
+    void onSwept(@Observes RecoverySwept swept) {
+        if (modes.nodeMode() == NodeMode.DISABLED) {
+            return;
+        }
+        List<String> actors = host.definitions().stream()
+                .filter(a -> a.expectations().stream().anyMatch(e -> e.retry().maxAttempts() > 1))
+                .map(ActorDefinition::id).toList();
+        BackgroundPass.run("episode_retry_reconcile", LOG, telemetry, () -> "Retry reconcile on " + identity.name()
+                + " failed; it runs again after the next recovery sweep",
+                () -> retries().reconcile(actors, swept.stack(), swept.anyStack(), swept.env(), BATCH));
     }
 
     /** Starts due retries; called by every full node's timer. */

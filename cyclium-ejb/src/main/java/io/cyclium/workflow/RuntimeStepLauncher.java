@@ -10,6 +10,7 @@ import io.cyclium.runtime.FireRequest;
 import io.cyclium.runtime.FireResult;
 import io.cyclium.store.Tx;
 import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
 import java.util.Optional;
 
 /**
@@ -30,8 +31,10 @@ final class RuntimeStepLauncher implements StepLauncher {
     }
 
     @Override
-    public Launch launch(StepDefinition step, String instanceId, int attempt, String dedupeKey, JsonObject input,
-            String stack, String env) {
+    public Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
+            JsonObject input, String stack, String env) {
+        // em is the engine's JTA transaction: the runtime's insert joins it (Tx#inCallerTransaction)
+        // and starts or queues the episode only once it has committed
         Optional<ActorRuntime> rt = host.runtime(step.actor());
         if (rt.isEmpty()) {
             return new Launch(Kind.UNAVAILABLE, null, "actor " + step.actor() + " does not run on this node");

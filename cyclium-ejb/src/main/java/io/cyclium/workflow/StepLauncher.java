@@ -1,6 +1,7 @@
 package io.cyclium.workflow;
 
 import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
 
 /**
  * Starts the episode of one step attempt (the container's is {@code RuntimeStepLauncher}, over the
@@ -23,8 +24,16 @@ public interface StepLauncher {
     record Launch(Kind kind, String episodeId, String why) {
     }
 
-    Launch launch(StepDefinition step, String instanceId, int attempt, String dedupeKey, JsonObject input, String stack,
-            String env);
+    /**
+     * Creates the attempt's episode inside the caller's transaction {@code em}, which holds the
+     * instance's row while it is running ({@code WorkflowStore#holdRunning}): the episode row commits
+     * with that hold or not at all, and nothing may start it before that commit. That is what orders
+     * a launch against a cancel (see {@code WorkflowEngine#launch}). The runtime's launcher joins the
+     * caller's JTA transaction, whose entity manager {@code em} is, and starts the episode after it
+     * commits.
+     */
+    Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey, JsonObject input,
+            String stack, String env);
 
     /** Asks a step's episode to stop (instance aborted or canceled); nothing when it already ended. */
     void cancel(String episodeId);

@@ -280,11 +280,26 @@ public final class WorkflowEngine {
         }
     }
 
+    /**
+     * Creates the episode of a queued attempt, in one transaction with holding the instance's row
+     * while it is running ({@link WorkflowStore#holdRunning}). That orders every launch against a
+     * cancel or abort, whose {@link WorkflowStore#finishInstance} updates the same row: a launch
+     * after it matches nothing and creates no episode; a launch before it commits its episode
+     * first (the cancel's UPDATE waits for the hold), and {@link #end} then finds that episode by
+     * its instance and asks it to stop. So once a cancel has returned, no step of the instance
+     * starts, and every step episode it has is asked to stop. (A step may still be queued after
+     * the cancel; it is never launched. Queuing a pending step does not hold the instance: engines
+     * racing to queue and attach one step lock the step row and then, through the journal's
+     * foreign key, the instance row; one holding the instance first deadlocked with that on
+     * MariaDB. Retries do hold it first, both the timer's and the operator's: see
+     * {@link WorkflowStore#holdInFlight}.)
+     */
     private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), attempt);
         JsonObject input = input(instance, sd, attempt, byId);
-        StepLauncher.Launch launch = launcher.launch(sd, instance.id(), attempt, key, input, instance.sourceStack(),
-                instance.sourceEnv());
+        StepLauncher.Launch launch = tx.inNewTransaction(em -> store.holdRunning(em, instance.id()) == 0
+                ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
+                : launcher.launch(em, sd, instance.id(), attempt, key, input, instance.sourceStack(), instance.sourceEnv()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
             episodeId = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)
@@ -420,7 +435,10 @@ public final class WorkflowEngine {
         }
         telemetry.count(InstanceStatus.CANCELED.equals(to) ? "workflow_instance_canceled" : "workflow_instance_failed",
                 "workflow", instance.workflowId());
-        steps.stream().filter(s -> s.active() && s.episodeId() != null).forEach(s -> launcher.cancel(s.episodeId()));
+        // read after the instance ended, by instance and not by step: a launch that won the row
+        // before finishInstance has committed its episode, attached to its step or not yet (see
+        // launch); any launch after it created nothing
+        tx.inNewTransaction(em -> queries.liveEpisodes(em, instance.id())).forEach(launcher::cancel);
         return true;
     }
 
@@ -432,8 +450,11 @@ public final class WorkflowEngine {
         List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, now, limit));
         int started = 0;
         for (StepRow s : due) {
-            int won = tx.inNewTransaction(em -> store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), now,
-                    "retry due " + s.nextAttemptAt(), now));
+            // claimed only while the instance runs, in one transaction with holding its row: a
+            // cancel between the read above and this claim leaves the retry unstarted
+            int won = tx.inNewTransaction(em -> store.holdRunning(em, s.instanceId()) == 0 ? 0
+                    : store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), now,
+                            "retry due " + s.nextAttemptAt(), now));
             if (won == 1) {
                 started++;
                 telemetry.count("workflow_step_retried", "step", s.stepId());
@@ -560,8 +581,10 @@ public final class WorkflowEngine {
         if (!StepState.FAILED.equals(step.state())) {
             throw Problem.conflict("step " + stepId + " is " + step.state() + ": only a failed step can be retried");
         }
-        if (tx.inNewTransaction(em -> store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null,
-                "retried by " + by, now())) == 0) {
+        // the instance row first, as the retry timer's claim takes it (see WorkflowStore#holdInFlight);
+        // a cancel since the check above also makes this 0
+        if (tx.inNewTransaction(em -> store.holdInFlight(em, instanceId) == 0 ? 0
+                : store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null, "retried by " + by, now())) == 0) {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
         telemetry.count("workflow_step_retried", "step", stepId);

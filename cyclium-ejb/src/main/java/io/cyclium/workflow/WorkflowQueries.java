@@ -139,6 +139,13 @@ public final class WorkflowQueries {
         return rows.stream().map(r -> outcome((Object[]) r)).findFirst();
     }
 
+    /** The instance's step episodes that have not ended (running or blocked), attached to a step or not. */
+    public List<String> liveEpisodes(EntityManager em, String instanceId) {
+        List<?> rows = new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE workflow_instance_id = ").value(instanceId)
+                .sql(" AND status IN ('running', 'blocked')").query(em).getResultList();
+        return rows.stream().map(String.class::cast).toList();
+    }
+
     public Optional<StoredDefinition> definition(EntityManager em, String workflowId) {
         return definitions(em).stream().filter(d -> d.workflowId().equals(workflowId)).findFirst();
     }

@@ -131,6 +131,34 @@ public final class WorkflowStore {
         return n;
     }
 
+    /**
+     * Holds the instance row while it is running, for the rest of the caller's transaction: a
+     * no-op UPDATE that takes the row's lock (0 rows: not running). A retry claimed, or a step's
+     * episode created, in the same transaction is thereby ordered against a cancel or abort (whose
+     * {@link #finishInstance} updates that row): the cancel that commits first makes this match
+     * nothing, and a cancel that comes after it waits for this transaction and then sees what it
+     * wrote. A transaction that also writes a step row takes this first only when every other
+     * writer of that step row in that state does too (see {@link #holdInFlight}): a journal row's
+     * foreign key locks the instance row after the step row.
+     */
+    public int holdRunning(EntityManager em, String id) {
+        return new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
+                .sql(" AND status = ").value(InstanceStatus.RUNNING).executeUpdate(em);
+    }
+
+    /**
+     * {@link #holdRunning} for an operator's retry of a step, which a blocked instance allows too.
+     * Both the operator's retry and the retry timer's claim queue the same step row: both hold the
+     * instance row first, so they queue one after the other. (Had one taken the step row first, its
+     * journal row — whose foreign key locks the instance row — would wait for the other's hold
+     * while the other waited for the step row: a deadlock on MariaDB.)
+     */
+    public int holdInFlight(EntityManager em, String id) {
+        return new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
+                .sql(" AND status IN (").value(InstanceStatus.RUNNING).sql(", ").value(InstanceStatus.BLOCKED).sql(")")
+                .executeUpdate(em);
+    }
+
     /** Ends an in-flight instance (completed, failed or canceled) with its statistics, once. */
     public int finishInstance(EntityManager em, String id, String from, long version, String to, String error,
             InstanceStats stats, String cause, LocalDateTime now) {

@@ -311,4 +311,229 @@ class EpisodeRetriesTest {
                         new io.cyclium.episode.Budget(10, Duration.ofMinutes(1)), "n", false, null, null, null, null)));
         assertThat(inserted).as("the same trigger again is a duplicate while the retry waits").isFalse();
     }
+
+    /** The actors with a retry policy here, as the service passes them to reconcile. */
+    static final List<String> RETRYING = List.of(RetryEpisodes.ACTOR);
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_failure_committed_by_a_node_killed_before_its_retry_was_decided_is_scheduled_by_the_reconcile_after_a_sweep(
+            Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String first = episodes.started(key(), payload(), null);
+        // n1 commits the failure and is killed before its retry hook runs: the event is lost with it
+        var unheard = episodes.fail(first, "strategy_crash");
+
+        assertThat(due(db, first)).as("the failure and its retry row are separate transactions: nothing is due yet")
+                .isEmpty();
+        EpisodeRetries n2 = node(db, episodes, "n2");
+        clock.advance(Duration.ofSeconds(40));
+        assertThat(n2.runDue(10)).as("the timer alone cannot see it").isZero();
+
+        assertThat(n2.reconcile(RETRYING, "stack", false, "env", 100)).isEqualTo(1);
+        assertThat(due(db, first)).as("waits its backoff from when reconcile heard it")
+                .contains(at(T0.plusSeconds(40 + 10)));
+        Object[] scheduled = journal(db, first).get(journal(db, first).size() - 1);
+        assertThat(scheduled[0]).isEqualTo(StepKind.RETRY_SCHEDULED);
+        assertThat(JsonText.parseObject(io.cyclium.store.NativeSql.text(scheduled[1])).getBoolean("reconciled")).isTrue();
+        assertThat(n2.reconcile(RETRYING, "stack", false, "env", 100)).as("decided once").isZero();
+        assertThat(node(db, episodes, "n1").onFinished(unheard)).as("a late live hook lands on the same decision").isEmpty();
+        assertThat(journal(db, first)).extracting(r -> r[0]).containsOnlyOnce(StepKind.RETRY_SCHEDULED);
+
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(n2.runDue(10)).isEqualTo(1);
+        assertThat(episodes.only().dedupeKey()).isEqualTo("retry:" + first + ":2");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void reconcile_leaves_alone_what_would_not_have_retried_and_what_is_outside_the_sweep_or_its_window(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String exhausted = episodes.started("retry:" + UUID.randomUUID() + ":3", payload(), null);
+        String invalid = episodes.started(key(), payload(), null);
+        String step = episodes.started(key(), payload(), UUID.randomUUID().toString());
+        String archived = episodes.started(key(), payload(), null);
+        String old = episodes.started(key(), payload(), null);
+        String done = episodes.started(key(), payload(), null);
+        episodes.fail(exhausted, "strategy_crash");
+        episodes.fail(invalid, "invalid_input");
+        episodes.fail(step, "strategy_crash");
+        episodes.fail(archived, "strategy_crash");
+        episodes.fail(old, "strategy_crash");
+        episodes.end(done, EpisodeStatus.DONE, null);
+        archive(db, archived);
+        db.run(em -> em.createNativeQuery("UPDATE cyclium_episodes SET finished_at = ?2 WHERE id = ?1").setParameter(1, old)
+                .setParameter(2, java.sql.Timestamp.valueOf(LocalDateTime.now(ZoneOffset.UTC).minus(EpisodeRetries.RECONCILE_WINDOW)
+                        .minusDays(1))).executeUpdate());
+        String inScope = episodes.started(key(), payload(), null);
+        episodes.fail(inScope, "strategy_crash");
+
+        EpisodeRetries n2 = node(db, episodes, "n2");
+        assertThat(n2.reconcile(RETRYING, "other-stack", false, "env", 100)).as("another stack's sweep").isZero();
+        assertThat(n2.reconcile(List.of("another_actor"), "stack", false, "env", 100)).as("no policy for this actor").isZero();
+        assertThat(n2.reconcile(RETRYING, null, true, "env", 100)).as("only the one that would have retried").isEqualTo(1);
+        assertThat(due(db, inScope)).isPresent();
+        for (String id : List.of(exhausted, invalid, step, archived, old, done)) {
+            assertThat(due(db, id)).as(id).isEmpty();
+        }
+    }
+
+    static void archive(TestJpa db, String episodeId) {
+        // retention's own archive step, with no retention window: anything finished before now
+        sleepAMillisecond();
+        int n = db.inNewTransaction(em -> new io.cyclium.retention.RetentionStore(db.vendor()).apply(em,
+                io.cyclium.retention.RetentionStep.ARCHIVE_EPISODES, Duration.ZERO, List.of(episodeId)));
+        assertThat(n).as("archived " + episodeId).isEqualTo(1);
+    }
+
+    static void sleepAMillisecond() {
+        try {
+            Thread.sleep(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_episode_archived_while_its_retry_waits_is_not_retried(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String waiting = episodes.started(key(), payload(), null);
+        String raced = episodes.started(key(), payload(), null);
+        EpisodeRetries n1 = node(db, episodes, "n1");
+        n1.onFinished(episodes.fail(waiting, "strategy_crash"));
+        n1.onFinished(episodes.fail(raced, "strategy_crash"));
+        archive(db, waiting);
+        clock.advance(Duration.ofSeconds(10));
+
+        // raced: read as due by a timer, archived before that timer's claim
+        List<EpisodeRetryQueries.DueRetry> read = db.inNewTransaction(em -> new EpisodeRetryQueries().due(em,
+                at(clock.instant()), 10));
+        assertThat(read).extracting(EpisodeRetryQueries.DueRetry::episodeId).containsExactly(raced);
+        archive(db, raced);
+        assertThat(db.<Integer>inNewTransaction(em -> new EpisodeRetryStore(db.vendor()).claim(em, raced, at(clock.instant()),
+                at(clock.instant().plusSeconds(60))))).as("the claim refuses archived work").isZero();
+
+        assertThat(n1.runDue(10)).isZero();
+        assertThat(episodes.launched).isEmpty();
+        assertThat(n1.reconcile(RETRYING, null, true, null, 100)).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_episode_restarted_while_its_retry_waits_is_run_by_the_restart_alone_and_a_new_failure_decides_afresh(
+            Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        EpisodeStore store = new EpisodeStore(db.vendor());
+        String first = episodes.started(key(), payload(), null);
+        EpisodeRetries n1 = node(db, episodes, "n1");
+        n1.onFinished(episodes.fail(first, "strategy_crash"));
+
+        assertThat(db.<Integer>inNewTransaction(em -> store.restart(em, first, EpisodeStatus.FAILED))).isEqualTo(1);
+        assertThat(due(db, first)).as("the restart replaces the waiting retry").isEmpty();
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(n1.runDue(10)).as("nothing starts beside the restarted run").isZero();
+        assertThat(n1.reconcile(RETRYING, null, true, null, 100)).as("a running episode is not a failure").isZero();
+
+        clock.advance(Duration.ofSeconds(5));
+        n1.onFinished(episodes.fail(first, "strategy_crash"));
+        assertThat(due(db, first)).as("its failure waits the backoff again").contains(at(T0.plusSeconds(25)));
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(n1.runDue(10)).isEqualTo(1);
+        assertThat(episodes.only().dedupeKey()).isEqualTo("retry:" + first + ":2");
+        assertThat(episodesWithKey(db, "retry:" + first + ":2")).isEqualTo(1);
+    }
+
+    /** A plain episode that failed with attempts left, its next attempt due now. */
+    String dueFailure(TestJpa db, RetryEpisodes episodes) {
+        String id = episodes.started(key(), payload(), null);
+        node(db, episodes, "n0").onFinished(episodes.fail(id, "strategy_crash"));
+        clock.advance(Duration.ofSeconds(10));
+        return id;
+    }
+
+    /** An operator's restart of a failed episode (the guarded UPDATE); 1 when it won. */
+    static int restart(TestJpa db, String episodeId) {
+        return db.inNewTransaction(em -> new EpisodeStore(db.vendor()).restart(em, episodeId, EpisodeStatus.FAILED));
+    }
+
+    static String status(TestJpa db, String episodeId) {
+        return db.inNewTransaction(em -> (String) em.createNativeQuery("SELECT status FROM cyclium_episodes WHERE id = ?1")
+                .setParameter(1, episodeId).getSingleResult());
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_operators_restart_racing_the_timer_that_starts_the_same_retry_lets_exactly_one_of_them_run(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String first = dueFailure(db, episodes);
+
+        // the restart lands after the timer's claim, while it creates the next attempt's episode
+        java.util.concurrent.atomic.AtomicInteger restarted = new java.util.concurrent.atomic.AtomicInteger(-1);
+        RetryLauncher racing = (failed, key) -> {
+            restarted.set(restart(db, first));
+            return episodes.launch(failed, key);
+        };
+        assertThat(node(db, racing, "n1").runDue(10)).isEqualTo(1);
+        assertThat(restarted.get()).as("the restart lost to the claim").isZero();
+        assertThat(status(db, first)).as("the failed episode does not run beside its retry").isEqualTo("failed");
+        assertThat(state(db, first).retriedBy()).contains(episodes.only().episodeId());
+        assertThat(restart(db, first)).as("nor once the retry runs").isZero();
+
+        // the other order: the restart lands between the timer's read of due rows and its claim
+        String second = dueFailure(db, episodes);
+        List<EpisodeRetryQueries.DueRetry> read = db.inNewTransaction(em -> new EpisodeRetryQueries().due(em,
+                at(clock.instant()), 10));
+        assertThat(read).extracting(EpisodeRetryQueries.DueRetry::episodeId).containsExactly(second);
+        assertThat(restart(db, second)).isEqualTo(1);
+        assertThat(db.<Integer>inNewTransaction(em -> new EpisodeRetryStore(db.vendor()).claim(em, second,
+                at(clock.instant()), at(clock.instant().plusSeconds(60))))).as("the claim lost to the restart").isZero();
+        assertThat(node(db, episodes, "n1").runDue(10)).isZero();
+        assertThat(episodesWithKey(db, "retry:" + second + ":2")).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_claim_that_started_nothing_lets_an_operator_restart_the_episode(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String first = dueFailure(db, episodes);
+        RetryLauncher elsewhere = (failed, key) -> new RetryLauncher.Launch(RetryLauncher.Kind.NOT_NOW, Optional.empty(),
+                "actor not here");
+
+        assertThat(node(db, elsewhere, "n1").runDue(10)).isZero();
+        assertThat(state(db, first).claimed()).isFalse();
+        assertThat(restart(db, first)).isEqualTo(1);
+        clock.advance(EpisodeRetries.CLAIM_LEASE);
+        assertThat(node(db, episodes, "n2").runDue(10)).as("the restart replaced the retry").isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void reconcile_reaches_an_old_failure_behind_more_undecidable_newer_ones_than_one_sweep_reads(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String old = episodes.started(key(), payload(), null);
+        episodes.fail(old, "strategy_crash");
+        db.run(em -> em.createNativeQuery("UPDATE cyclium_episodes SET started_at = ?2 WHERE id = ?1").setParameter(1, old)
+                .setParameter(2, java.sql.Timestamp.valueOf(LocalDateTime.now(ZoneOffset.UTC).minusHours(1))).executeUpdate());
+        // 120 newer failures with no attempt left: each reconcile decides them again, to "no retry"
+        for (int i = 0; i < 120; i++) {
+            episodes.fail(episodes.started("retry:" + UUID.randomUUID() + ":3", payload(), null), "strategy_crash");
+        }
+        EpisodeRetries n2 = node(db, episodes, "n2");
+
+        int scheduled = 0;
+        for (int sweep = 0; sweep < 3 && scheduled == 0; sweep++) {
+            scheduled += n2.reconcile(RETRYING, "stack", false, "env", 100);
+        }
+        assertThat(scheduled).as("the second sweep goes on where the first stopped").isEqualTo(1);
+        assertThat(due(db, old)).isPresent();
+        assertThat(n2.reconcile(RETRYING, "stack", false, "env", 100)).as("then starts over from the newest").isZero();
+    }
 }

@@ -156,6 +156,29 @@ class ActorRuntimeTest {
     }
 
     @Test
+    void dropped_shed_and_deferred_episodes_are_each_counted_for_their_actor() {
+        io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
+        java.util.function.BiFunction<Overflow, io.cyclium.config.NodeMode, ActorRuntime> runtime = (overflow, mode) ->
+                new ActorRuntime(actor("worker", overflow, expectation("work")), 1, launcher,
+                        new ActorRuntime.Context(timers, clock, telemetry, "node-1", "stack-a", null,
+                                new Jitter(Duration.ZERO), () -> mode));
+        ActorRuntime dropping = runtime.apply(Overflow.DROP, io.cyclium.config.NodeMode.FULL);
+        fire(dropping, "d-1");
+        assertThat(fire(dropping, "d-2").kind()).isEqualTo(Kind.DROPPED);
+        ActorRuntime shedding = runtime.apply(Overflow.SHED_OLDEST, io.cyclium.config.NodeMode.FULL);
+        fire(shedding, "s-1");
+        fire(shedding, "s-2");
+        fire(shedding, "s-3");
+        ActorRuntime deferring = runtime.apply(Overflow.QUEUE, io.cyclium.config.NodeMode.TRIGGER_ONLY);
+        assertThat(fire(deferring, "t-1").kind()).isEqualTo(Kind.DEFERRED);
+
+        assertThat(telemetry.count("episode_dropped")).isEqualTo(1);
+        assertThat(telemetry.count("episode_shed")).isEqualTo(1);
+        assertThat(telemetry.count("episode_deferred")).isEqualTo(1);
+        assertThat(launcher.deferred).as("stored for a full node to run").hasSize(1);
+    }
+
+    @Test
     void drop_overflow_returns_dropped_and_inserts_nothing() {
         ActorRuntime rt = worker(Overflow.DROP, 1);
         fire(rt, "k-a");

@@ -24,6 +24,7 @@ class RecordingLauncher implements EpisodeLauncher {
     final List<String> cancelled = new ArrayList<>();
     final List<HeldClaim> released = new ArrayList<>();
     final List<String> marked = new ArrayList<>();
+    final List<NewEpisode> deferred = new ArrayList<>();
     private boolean keyTaken;
     private boolean holding;
     private final List<Consumer<Boolean>> held = new ArrayList<>();
@@ -41,6 +42,15 @@ class RecordingLauncher implements EpisodeLauncher {
     /** The next insert throws {@code failure}, as a database error would. */
     void failNextInsert(RuntimeException failure) {
         insertFailure = failure;
+    }
+
+    @Override
+    public boolean defer(NewEpisode episode) {
+        if (keyTaken) {
+            return false;
+        }
+        deferred.add(episode);
+        return true;
     }
 
     @Override

@@ -93,7 +93,7 @@ class TriggerDispatchTest {
 
         assertThat(actors.dispatched).containsExactly(r[0]);
         assertThat(request(r[1])).extracting(TriggerRequestStore.Request::status, TriggerRequestStore.Request::claimedBy)
-                .containsExactly("completed", "node-f");
+                .containsExactly("completed", "node-f");        assertThat(telemetry.count("trigger_request_dispatched")).as("counted once, by the node that ran it").isEqualTo(1);
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.TriggerInfo;
 import io.cyclium.testing.TestJpa;
 import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link StepLauncher} for engine tests that does what the runtime's does to the database: it
- * inserts the step's episode row with its dedupe key through the real {@link EpisodeStore}, so the
+ * inserts the step's episode row with its dedupe key through the real {@link EpisodeStore}, in the
+ * engine's launch transaction (as the runtime's insert joins it), so the
  * unique index on live dedupe keys decides duplicates exactly as in production. The test then plays
  * the actor: it ends an episode with {@link #finish} and decides which engines hear the event.
  */
@@ -38,13 +40,13 @@ class StepEpisodes implements StepLauncher {
     }
 
     @Override
-    public Launch launch(StepDefinition step, String instanceId, int attempt, String dedupeKey, JsonObject input,
-            String stack, String env) {
+    public Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
+            JsonObject input, String stack, String env) {
         String id = UUID.randomUUID().toString();
         NewEpisode e = new NewEpisode(id, step.actor(), step.expectation(), "1",
                 new TriggerInfo(TriggerInfo.WORKFLOW, null, null, input, null), dedupeKey, 3,
                 new Budget(10, Duration.ofMinutes(1)), "test-node", false, stack, env, instanceId, step.id());
-        boolean inserted = db.inNewTransaction(em -> store.insert(em, e));
+        boolean inserted = store.insert(em, e);
         if (!inserted) {
             return new Launch(Kind.DUPLICATE, null, "key taken");
         }
@@ -75,6 +77,23 @@ class StepEpisodes implements StepLauncher {
             throw new AssertionError("expected one launch of " + stepId + " attempt " + attempt + ", found " + found);
         }
         return found.get(0);
+    }
+
+    /** The one launch of a step's attempt in one instance. */
+    Launched only(String instanceId, String stepId, int attempt) {
+        List<Launched> found = launched.stream().filter(l -> l.stepId().equals(stepId) && l.attempt() == attempt
+                && instanceId.equals(l.input().getJsonObject("workflow").getString("instanceId"))).toList();
+        if (found.size() != 1) {
+            throw new AssertionError("expected one launch of " + stepId + " attempt " + attempt + " in " + instanceId
+                    + ", found " + found);
+        }
+        return found.get(0);
+    }
+
+    /** Launches of attempt {@code attempt} of any step in one instance. */
+    long launches(String instanceId, int attempt) {
+        return launched.stream().filter(l -> l.attempt() == attempt
+                && instanceId.equals(l.input().getJsonObject("workflow").getString("instanceId"))).count();
     }
 
     List<String> stepsLaunched() {

@@ -74,8 +74,10 @@ public final class WorkflowBenchmark {
         WorkflowEngine[] engine = new WorkflowEngine[1];
         StepLauncher launcher = new StepLauncher() {
             @Override
-            public Launch launch(StepDefinition step, String instanceId, int attempt, String key, JsonObject input,
-                    String stack, String env) {
+            public Launch launch(jakarta.persistence.EntityManager launching, StepDefinition step, String instanceId,
+                    int attempt, String key, JsonObject input, String stack, String env) {
+                // a transaction of its own, committed before the worker may finish the episode (the
+                // runtime's launcher starts it after the engine's transaction instead)
                 String id = UUID.randomUUID().toString();
                 NewEpisode e = new NewEpisode(id, "bench", "step", "1", new TriggerInfo(TriggerInfo.WORKFLOW, null, key, input,
                         null), key, 1, new Budget(10, Duration.ofMinutes(1)), "bench", false, null, null, instanceId, step.id());

@@ -58,10 +58,6 @@ class WorkflowEngineTest {
         return workflow(step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c"));
     }
 
-    WorkflowEngine engine(TestJpa db, WorkflowDefinition def, StepEpisodes episodes, String node) {
-        return new WorkflowEngine(db, new WorkflowStore(db.vendor(), node), new WorkflowQueries(db.vendor()),
-                id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes, clock, telemetry, () -> 0.5);
-    }
 
     static WorkflowEngine.Start whole() {
         return new WorkflowEngine.Start(Json.createObjectBuilder().add("resource", "r1").build(), null, null, null, null, "test");
@@ -209,8 +205,8 @@ class WorkflowEngineTest {
         WorkflowDefinition def = workflow(step("a"));
         StepEpisodes nothingStarts = new StepEpisodes(db) {
             @Override
-            public Launch launch(StepDefinition step, String instanceId, int attempt, String dedupeKey,
-                    jakarta.json.JsonObject input, String stack, String env) {
+            public Launch launch(jakarta.persistence.EntityManager em, StepDefinition step, String instanceId, int attempt,
+                    String dedupeKey, jakarta.json.JsonObject input, String stack, String env) {
                 return new Launch(Kind.UNAVAILABLE, null, "actor not on this node");
             }
         };
@@ -440,5 +436,313 @@ class WorkflowEngineTest {
         engine.advance(id);
         assertThat(episodes.stepsLaunched()).containsExactly("a");
         assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.RUNNING);
+    }
+
+    static WorkflowEngine.Start subject(String subject) {
+        return new WorkflowEngine.Start(Json.createObjectBuilder().build(), subject, null, null, null, "test");
+    }
+
+    /** One critical step retried after 10 s. */
+    static WorkflowDefinition retriedOnce() {
+        return workflow(new StepDefinition("flaky", "worker", "work", List.of(), true, false, FailurePolicy.ABORT,
+                new RetryPolicy(3, Duration.ofSeconds(10), 2.0, Duration.ofMinutes(1), 0.0, Set.of())));
+    }
+
+    /**
+     * A launcher that lets an operator act while an engine is inside a launch: just before the
+     * episode's insert, inside the launch's transaction, on a thread of its own (as another node
+     * would). The launch waits for the action up to 300 ms and then goes on; an action that needs
+     * the instance's row, which the launch holds, waits for the launch's commit instead.
+     * {@link #settled} waits for the actions still running.
+     */
+    static final class Interrupting implements StepLauncher {
+        private final StepEpisodes episodes;
+        private final java.util.function.Consumer<String> duringLaunchOf;
+        private final List<java.util.concurrent.CompletableFuture<Void>> actions = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final long patienceMillis;
+
+        /**
+         * {@code patienceMillis}: how long the launch waits for the action before it goes on; an
+         * action that needs the row this launch holds can only finish after the launch commits.
+         */
+        Interrupting(StepEpisodes episodes, java.util.function.Consumer<String> duringLaunchOf, long patienceMillis) {
+            this.episodes = episodes;
+            this.duringLaunchOf = duringLaunchOf;
+            this.patienceMillis = patienceMillis;
+        }
+
+        @Override
+        public Launch launch(jakarta.persistence.EntityManager em, StepDefinition step, String instanceId, int attempt,
+                String dedupeKey, jakarta.json.JsonObject input, String stack, String env) {
+            java.util.concurrent.CompletableFuture<Void> action = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> duringLaunchOf.accept(instanceId));
+            actions.add(action);
+            try {
+                action.get(patienceMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException waitsForThisLaunch) {
+                // it needs the row this launch holds: it goes on after the commit
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            return episodes.launch(em, step, instanceId, attempt, dedupeKey, input, stack, env);
+        }
+
+        @Override
+        public void cancel(String episodeId) {
+            episodes.cancel(episodeId);
+        }
+
+        void settled() {
+            actions.forEach(java.util.concurrent.CompletableFuture::join);
+        }
+    }
+
+    /** The action needs the launching instance's row: the launch waits 300 ms for it, then goes on and commits. */
+    static Interrupting interrupted(StepEpisodes episodes, java.util.function.Consumer<String> duringLaunchOf) {
+        return new Interrupting(episodes, duringLaunchOf, 300);
+    }
+
+    /** The action needs nothing this launch holds: the launch waits until it is done, however loaded the machine. */
+    static Interrupting interruptedUntilDone(StepEpisodes episodes, java.util.function.Consumer<String> duringLaunchOf) {
+        return new Interrupting(episodes, duringLaunchOf, 60_000);
+    }
+
+    WorkflowEngine engine(TestJpa db, WorkflowDefinition def, StepLauncher launcher, String node) {
+        return engine(db, db, def, launcher, node);
+    }
+
+    WorkflowEngine engine(io.cyclium.store.Tx tx, TestJpa db, WorkflowDefinition def, StepLauncher launcher, String node) {
+        return new WorkflowEngine(tx, new WorkflowStore(db.vendor(), node), new WorkflowQueries(db.vendor()),
+                id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), launcher, clock, telemetry, () -> 0.5);
+    }
+
+    /** Transactions on {@code db}; {@code before} runs once, just ahead of the {@code n}-th (1-based). */
+    static io.cyclium.store.Tx beforeTransaction(TestJpa db, int n, Runnable before) {
+        java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+        return new io.cyclium.store.Tx() {
+            @Override
+            public <T> T inNewTransaction(java.util.function.Function<jakarta.persistence.EntityManager, T> work) {
+                if (count.incrementAndGet() == n) {
+                    before.run();
+                }
+                return db.inNewTransaction(work);
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_instance_canceled_while_its_retry_is_due_starts_no_retry_even_when_the_cancel_lands_between_the_timers_read_and_its_claim(
+            Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = retriedOnce();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine operator = engine(db, def, episodes, "n1");
+        String early = operator.start(def, subject("early"));
+        String x = operator.start(def, subject("x"));
+        String y = operator.start(def, subject("y"));
+        for (String id : List.of(early, x, y)) {
+            operator.onFinished(episodes.finish(episodes.only(id, "flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        }
+        operator.cancel(early, "op");
+        clock.advance(Duration.ofSeconds(10));
+
+        // the timer reads x and y as due; launching the first of them, the operator cancels the other
+        List<String> canceledDuringLaunch = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // the other instance's row is not held by this launch: the launch waits for the cancel
+        Interrupting launcher = interruptedUntilDone(episodes, launching -> {
+            if (canceledDuringLaunch.isEmpty()) {
+                String other = launching.equals(x) ? y : x;
+                canceledDuringLaunch.add(other);
+                operator.cancel(other, "op");
+            }
+        });
+        WorkflowEngine timer = engine(db, def, launcher, "n2");
+        assertThat(timer.runDueRetries(10)).as("only the instance still running").isEqualTo(1);
+        launcher.settled();
+
+        String canceled = canceledDuringLaunch.get(0);
+        String ran = canceled.equals(x) ? y : x;
+        assertThat(episodes.launches(ran, 2)).isEqualTo(1);
+        for (String id : List.of(early, canceled)) {
+            assertThat(episodes.launches(id, 2)).as(id + ": no retry of a canceled instance").isZero();
+            assertThat(steps(db, id).get("flaky").attempt()).isEqualTo(1);
+            assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.CANCELED);
+        }
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(timer.runDueRetries(10)).isZero();
+        done(operator, episodes, "flaky", 2);
+        assertThat(instance(db, ran).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_instance_canceled_after_its_retry_was_claimed_has_the_retry_s_episode_asked_to_stop(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = retriedOnce();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine operator = engine(db, def, episodes, "n1");
+        String id = operator.start(def, subject("z"));
+        operator.onFinished(episodes.finish(episodes.only(id, "flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        clock.advance(Duration.ofSeconds(10));
+
+        // claimed and being launched when the operator cancels: the cancel waits for the launch's
+        // hold on the instance, then finds the new episode by its instance and asks it to stop
+        Interrupting launcher = interrupted(episodes, launching -> operator.cancel(launching, "op"));
+        WorkflowEngine timer = engine(db, def, launcher, "n2");
+        assertThat(timer.runDueRetries(10)).isEqualTo(1);
+        launcher.settled();
+
+        String retry = episodes.only(id, "flaky", 2).episodeId();
+        assertThat(episodes.canceled).containsKey(retry);
+        assertThat(db.<Object>inNewTransaction(em -> em.createNativeQuery("SELECT cancel_requested FROM cyclium_episodes WHERE id = ?1")
+                .setParameter(1, retry).getSingleResult())).isIn(Boolean.TRUE, 1, (short) 1, (byte) 1, 1L);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.CANCELED);
+        // the canceled episode's end changes nothing: the instance stays canceled, no further retry
+        operator.onFinished(episodes.finish(retry, EpisodeStatus.CANCELED, "canceled"));
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(timer.runDueRetries(10)).isZero();
+        assertThat(episodes.launches(id, 3)).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_failure_nobody_heard_gets_its_retry_scheduled_by_the_reconcile_after_a_sweep(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = retriedOnce();
+        StepEpisodes episodes = new StepEpisodes(db);
+        String id = engine(db, def, episodes, "n1").start(def, subject("unheard"));
+
+        // n1 commits the step episode's failure and dies before its engine hears it
+        episodes.finish(episodes.only(id, "flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout");
+        StepRow before = steps(db, id).get("flaky");
+        assertThat(before.state()).as("the failure and the step's retry are separate transactions").isEqualTo(StepState.RUNNING);
+        assertThat(before.nextAttemptAt()).isNull();
+
+        WorkflowEngine n2 = engine(db, def, episodes, "n2");
+        clock.advance(Duration.ofSeconds(3));
+        n2.reconcile(null, true, null, 100);
+        StepRow waiting = steps(db, id).get("flaky");
+        assertThat(waiting.state()).isEqualTo(StepState.FAILED);
+        assertThat(waiting.nextAttemptAt()).as("the backoff from when reconcile heard it")
+                .isEqualTo(LocalDateTime.ofInstant(T0.plusSeconds(3 + 10), ZoneOffset.UTC));
+        n2.reconcile(null, true, null, 100);
+        assertThat(episodes.launches(id, 2)).as("not before it is due").isZero();
+
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(n2.runDueRetries(10)).isEqualTo(1);
+        done(n2, episodes, "flaky", 2);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    /** The instance's step episodes as committed now: id → cancel requested or ended. */
+    static Map<String, Boolean> episodesOf(TestJpa db, String instanceId) {
+        Map<String, Boolean> out = new java.util.TreeMap<>();
+        db.inNewTransaction(em -> em.createNativeQuery("SELECT id, cancel_requested, status FROM cyclium_episodes"
+                + " WHERE workflow_instance_id = ?1").setParameter(1, instanceId).getResultList()).forEach(o -> {
+                    Object[] r = (Object[]) o;
+                    boolean asked = r[1] instanceof Boolean b ? b : ((Number) r[1]).intValue() == 1;
+                    out.put((String) r[0], asked || !List.of("running", "blocked").contains(r[2]));
+                });
+        return out;
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_launched_while_its_instance_is_canceled_is_created_before_the_cancel_returns_and_asked_to_stop(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine operator = engine(db, def, episodes, "n1");
+        String id = operator.start(def, subject("canceled-while-launching"));
+
+        // a's end queues b and c on n2; launching b, the operator cancels the instance on n1
+        Map<String, Boolean> whenCancelReturned = new java.util.concurrent.ConcurrentHashMap<>();
+        // only the first launch cancels: c's launch may run its hook while that cancel still waits
+        // for b's hold, and a second cancel would then find the instance canceled (a 409)
+        java.util.concurrent.atomic.AtomicBoolean canceling = new java.util.concurrent.atomic.AtomicBoolean();
+        Interrupting launcher = interrupted(episodes, launching -> {
+            if (canceling.compareAndSet(false, true)) {
+                operator.cancel(launching, "op");
+                whenCancelReturned.putAll(episodesOf(db, launching));
+            }
+        });
+        engine(db, def, launcher, "n2").onFinished(episodes.finish(episodes.only(id, "a", 1).episodeId(),
+                EpisodeStatus.DONE, null));
+        launcher.settled();
+
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.CANCELED);
+        Map<String, Boolean> atTheEnd = episodesOf(db, id);
+        assertThat(atTheEnd.keySet()).as("no step episode created after the cancel returned")
+                .isEqualTo(whenCancelReturned.keySet());
+        assertThat(whenCancelReturned).as("each one ended or asked to stop when the cancel returned").doesNotContainValue(false);
+        assertThat(atTheEnd).as("a, and b, whose launch the cancel waited for (c: launched before the cancel's"
+                + " update or not at all, by the same guard)").hasSizeGreaterThanOrEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_operators_retry_racing_the_retry_timer_starts_the_attempt_once(Vendor vendor) throws Exception {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = retriedOnce();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine operator = engine(db, def, episodes, "n1");
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String id = operator.start(def, subject("raced-" + i));
+            operator.onFinished(episodes.finish(episodes.only(id, "flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+            ids.add(id);
+        }
+        clock.advance(Duration.ofSeconds(10));
+
+        // the timer claims and launches the retry of the first instance; the operator retries it meanwhile
+        List<Integer> operatorAnswers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Interrupting launcher = interrupted(episodes, launching -> {
+            if (launching.equals(ids.get(0)) && operatorAnswers.isEmpty()) {
+                operatorAnswers.add(retry(operator, launching));
+            }
+        });
+        WorkflowEngine timer = engine(db, def, launcher, "n2");
+        // and for the others the two race freely: the timer's sweep against the operator's retries
+        List<Integer> started = Concurrently.run(2, t -> {
+            if (t == 0) {
+                return timer.runDueRetries(50);
+            }
+            int won = 0;
+            for (String id : ids.subList(1, ids.size())) {
+                won += retry(operator, id) == 204 ? 1 : 0;
+            }
+            return won;
+        });
+        launcher.settled();
+
+        assertThat(operatorAnswers).as("the step was queued by the timer's claim").containsExactly(409);
+        assertThat(started.get(0) + started.get(1)).as("one start per instance, by whichever won").isEqualTo(10);
+
+        // the narrowest window: the operator has read the step as failed when the timer claims it
+        String late = operator.start(def, subject("raced-late"));
+        operator.onFinished(episodes.finish(episodes.only(late, "flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        clock.advance(Duration.ofSeconds(10));
+        ids.add(late);
+        // retryStep reads the instance, then the steps, then queues: the timer runs before the queue
+        WorkflowEngine slowOperator = engine(beforeTransaction(db, 3, () -> assertThat(timer.runDueRetries(50)).isEqualTo(1)),
+                db, def, episodes, "n3");
+        assertThat(retry(slowOperator, late)).as("its queue lost to the claim").isEqualTo(409);
+        assertThat(started.get(0) + started.get(1)).isEqualTo(10);
+        for (String id : ids) {
+            assertThat(episodes.launches(id, 2)).as(id + ": attempt 2 started once").isEqualTo(1);
+            assertThat(steps(db, id).get("flaky").attempt()).isEqualTo(2);
+        }
+        assertThat(episodes.launched.stream().filter(l -> l.attempt() == 3)).isEmpty();
+    }
+
+    /** An operator's retry of the step "flaky": 204, or the 409 it was refused with. */
+    static int retry(WorkflowEngine operator, String instanceId) {
+        try {
+            operator.retryStep(instanceId, "flaky", "op");
+            return 204;
+        } catch (Problem p) {
+            return p.status();
+        }
     }
 }

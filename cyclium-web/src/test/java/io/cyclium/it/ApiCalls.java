@@ -36,6 +36,13 @@ final class ApiCalls {
         return send(base, method, path, ConsoleUsers.admin(), body);
     }
 
+    /** An admin's call that must answer {@code status}; its JSON object (empty for an empty body). */
+    static jakarta.json.JsonObject adminExpecting(URL base, String method, String path, String body, int status) throws Exception {
+        HttpResponse<String> r = admin(base, method, path, body);
+        org.assertj.core.api.Assertions.assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(status);
+        return r.body().isBlank() ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT : json(r).asJsonObject();
+    }
+
     static JsonStructure json(HttpResponse<String> r) {
         return json(r.body());
     }

@@ -113,6 +113,36 @@ class EpisodesIT implements CommandLineClientTests {
     }
 
     @Test
+    void an_event_published_in_a_transaction_that_rolls_back_leaves_no_episode_behind() throws Exception {
+        // group commit batches only writes made outside a caller's transaction: this one must go
+        // with the caller's, so its rollback takes the episode row and its lease with it
+        jakarta.transaction.UserTransaction ut = javax.naming.InitialContext.doLookup("java:comp/UserTransaction");
+        String eventId = "evt-" + UUID.randomUUID();
+        ut.begin();
+        String key;
+        try {
+            key = host.publish(new CycliumEvent("it.echo", eventId, Json.createObjectBuilder().add("n", 2).build()))
+                    .get("it_actor").get("echo");
+        } finally {
+            ut.rollback();
+        }
+        Thread.sleep(2_000); // a task started before the rollback would have written by now
+        assertThat(withKey("echo", key)).as("no episode for the rolled-back event").isEmpty();
+
+        // the same event again, committed this time: its key is free and it runs once, after the commit
+        ut.begin();
+        try {
+            host.publish(new CycliumEvent("it.echo", eventId, Json.createObjectBuilder().add("n", 2).build()));
+        } finally {
+            ut.commit();
+        }
+        EpisodeView e = Await.until(WAIT, "the committed echo episode", () -> withKey("echo", key).stream().findFirst()
+                .orElse(null));
+        assertThat(awaitStatus(e.id(), "done").summary()).contains("echoed");
+        assertThat(withKey("echo", key)).hasSize(1);
+    }
+
+    @Test
     void the_same_event_published_twice_and_from_8_threads_yields_one_episode() throws Exception {
         String eventId = "evt-" + UUID.randomUUID();
         CycliumEvent event = new CycliumEvent("it.echo", eventId, Json.createObjectBuilder().add("same", true).build());

@@ -47,9 +47,7 @@ class WorkflowsIT {
     URL base;
 
     private JsonObject call(String method, String path, String body, int status) throws Exception {
-        HttpResponse<String> r = admin(base, method, path, body);
-        assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(status);
-        return r.body().isBlank() ? JsonValue.EMPTY_JSON_OBJECT : json(r).asJsonObject();
+        return ApiCalls.adminExpecting(base, method, path, body, status);
     }
 
     private JsonObject awaitStatus(String instanceId, String status) {
@@ -168,6 +166,17 @@ class WorkflowsIT {
         call("POST", "api/workflow-instances/" + id + "/steps/gated/approve", "", 200);
         awaitStatus(id, "completed");
 
+        // paused again, and this time the operator resumes the instance: the failed step runs again
+        // and the gate counts as approved by the one who resumed it
+        String again = call("POST", "api/workflows/" + wf + "/instances", "{}", 201).getString("id");
+        awaitStatus(again, "blocked");
+        call("POST", "api/workflow-instances/" + again + "/resume", "", 200);
+        JsonObject resumed = awaitStatus(again, "completed");
+        assertThat(steps(resumed).get("first").getInt("attempt")).isEqualTo(2);
+        assertThat(resumed.getJsonArray("transitions").stream().map(JsonValue::asJsonObject)
+                .filter(t -> t.getString("stepId", null) == null && t.getString("cause", "").startsWith("resumed by")))
+                .as("the instance's own transition back to running, with its cause").hasSize(1);
+
         // an outcome: only "other", nothing else is scheduled
         String outcome = call("POST", "api/workflows/" + wf + "/instances", "{\"outcome\": \"other\"}", 201).getString("id");
         assertThat(steps(awaitStatus(outcome, "completed")).keySet()).containsExactly("other");
@@ -180,6 +189,42 @@ class WorkflowsIT {
         String cursor = list.headers().firstValue("X-Next-Cursor").orElseThrow();
         HttpResponse<String> next = admin(base, "GET", "api/workflow-instances?workflow=" + wf + "&status=completed&limit=1"
                 + "&cursor=" + ApiCalls.enc(cursor), null);
-        assertThat(json(list).toString() + json(next).toString()).contains(id).contains(outcome);
+        assertThat(json(list).toString() + json(next).toString()).as("newest first, one per page")
+                .contains(outcome).contains(again).doesNotContain(id);
+    }
+
+    private String instanceFor(String workflow, String subject) throws Exception {
+        try (Connection c = MicroDeployment.database();
+                PreparedStatement ps = c.prepareStatement("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ?"
+                        + " AND subject_value = ?")) {
+            ps.setString(1, workflow);
+            ps.setString(2, subject);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    @Test
+    void an_event_published_in_a_callers_transaction_starts_its_instance_only_if_that_transaction_commits() throws Exception {
+        String rolledBack = "rb-" + UUID.randomUUID();
+        JsonObject r = call("POST", "api/it-publish?type=it.workflow.start&id=" + rolledBack + "&subject=" + rolledBack
+                + "&rollback=true", "", 200);
+        assertThat(r.getBoolean("transaction")).as("published inside a JTA transaction").isTrue();
+        String committed = "ok-" + UUID.randomUUID();
+        call("POST", "api/it-publish?type=it.workflow.start&id=" + committed + "&subject=" + committed + "&rollback=false", "", 200);
+
+        String id = Await.until(WAIT, "the committed publisher's instance", () -> {
+            try {
+                return instanceFor("it_on_event", committed);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        JsonObject done = awaitStatus(id, "completed");
+        assertThat(steps(done).get("only").getString("state")).isEqualTo("completed");
+        // the rolled-back one was published first: had its instance been written outside the
+        // caller's transaction, it would be there by now
+        assertThat(instanceFor("it_on_event", rolledBack)).as("no instance from a rolled-back transaction").isNull();
     }
 }

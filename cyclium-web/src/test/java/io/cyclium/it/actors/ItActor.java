@@ -4,6 +4,7 @@ import io.cyclium.actor.Actor;
 import io.cyclium.actor.Expectation;
 import io.cyclium.actor.OnEvent;
 import io.cyclium.actor.RecoveryPolicy;
+import io.cyclium.actor.Retry;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /** The actor the integration tests drive; one expectation per behaviour under test. */
@@ -20,5 +21,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 @Expectation(id = "restartable", strategy = ItStrategies.Echo.class, recovery = RecoveryPolicy.RESTART)
 @Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
 @Expectation(id = "flaky", strategy = ItStrategies.FlakyOnce.class)
+@Expectation(id = "retried", strategy = ItStrategies.FailsFirstTime.class, events = @OnEvent(type = "it.retried"),
+        retry = @Retry(maxAttempts = 3, initialDelayMs = 10_000))
 public class ItActor {
 }

@@ -83,6 +83,24 @@ public final class ItStrategies {
         }
     }
 
+    /**
+     * A plain episode (an event's, with a retry policy) that fails the first time its payload's
+     * {@code token} is seen in this JVM and finishes on any later run: the retry of the failure.
+     */
+    @ApplicationScoped
+    public static class FailsFirstTime extends Base {
+        static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
+
+        @Override
+        public Step decide(Counter s, StepContext ctx) {
+            String token = s.payload.getString("token", "");
+            if (RUNS.computeIfAbsent(token, k -> new AtomicInteger()).incrementAndGet() == 1) {
+                throw new IllegalStateException("fails the first run of token " + token + " on purpose");
+            }
+            return Step.done("token " + token + " worked on run " + RUNS.get(token).get());
+        }
+    }
+
     /** Finishes at once (done path, no converge). */
     @ApplicationScoped
     public static class Tick extends Base {

@@ -1,0 +1,214 @@
+package io.cyclium.bench;
+
+import io.cyclium.bench.actors.BenchActor;
+import io.cyclium.cluster.ClusterHarness;
+import io.cyclium.cluster.ClusterNode;
+import io.cyclium.cluster.HarnessDatabase;
+import io.cyclium.cluster.HttpReply;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Workflow instances per second and step advancement latency on one Payara Micro node and a
+ * PostgreSQL of the benchmark's own (the harness of {@link ThroughputBench}).
+ *
+ * <p>The DAG is {@code bench_dag}: six trivial steps, start → a, b, c → join → end. Per round:
+ * <ul>
+ * <li><b>instances/s</b>: {@code bench.instances} instances started through
+ * {@code POST /cyclium/api/workflows/bench_dag/instances} from {@code bench.clients} HTTP clients,
+ * from the first request until the last instance is {@code completed};</li>
+ * <li><b>advancement latency</b>: {@code bench.latency-instances} instances with at most
+ * {@code bench.latency-inflight} in flight (so no step waits for a free slot of the actor): per
+ * edge of the DAG, the successor's episode {@code started_at} minus the {@code finished_at} of the
+ * last of its predecessors' episodes (both written with the database's clock), p50 and p99.</li>
+ * </ul>
+ * Each phase then checks every instance completed with exactly one episode per step.
+ *
+ * <pre>mvn -q -B -o -pl cyclium-ejb,cyclium-web package -DskipTests dependency:build-classpath \
+ *     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
+ * cd cyclium-web && java -Dbench.rounds=2 -cp target/test-classes:target/classes:$(cat target/bench-cp.txt) \
+ *     io.cyclium.bench.WorkflowBench</pre>
+ * (exec:java cannot run it offline, and with {@code -pl cyclium-web} alone it would not see this build's cyclium-ejb.)
+ */
+public final class WorkflowBench {
+
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 1);
+    private static final int INSTANCES = Integer.getInteger("bench.instances", 1_000);
+    private static final int WARMUP = Integer.getInteger("bench.warmup", 200);
+    private static final int CLIENTS = Integer.getInteger("bench.clients", 8);
+    private static final int LATENCY_INSTANCES = Integer.getInteger("bench.latency-instances", 200);
+    private static final int LATENCY_INFLIGHT = Integer.getInteger("bench.latency-inflight", 2);
+    private static final Duration PHASE_LIMIT = Duration.ofMinutes(20);
+
+    /** Each step's predecessors: the edges whose latency is measured. */
+    private static final Map<String, List<String>> EDGES = Map.of("a", List.of("start"), "b", List.of("start"),
+            "c", List.of("start"), "join", List.of("a", "b", "c"), "end", List.of("join"));
+
+
+    private WorkflowBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path war = ClusterHarness.productWarWith("cyclium-bench-workflow.war", BenchActor.class);
+        Map<String, List<Double>> figures = new LinkedHashMap<>();
+        try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench-workflow").toAbsolutePath())) {
+            System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on)");
+            for (int round = 1; round <= ROUNDS; round++) {
+                System.out.println("[bench] round " + round + " of " + ROUNDS + " (" + Runtime.getRuntime().availableProcessors()
+                        + " cores, shared with other work)");
+                oneRound(pg, war, round, figures);
+            }
+        }
+        BenchClients.printSummary(ROUNDS + " round(s)", figures);
+    }
+
+    private static void oneRound(OwnPostgres pg, Path war, int round, Map<String, List<Double>> figures) throws Exception {
+        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).node("wf-a");
+        ThroughputBench.TIMINGS.forEach(b::env); // production timings, not the harness's failover ones
+        try (ClusterHarness cluster = b.start()) {
+            ClusterNode node = cluster.node("wf-a");
+            HarnessDatabase db = cluster.database();
+
+            startConcurrently(node, "warm" + round, WARMUP, CLIENTS);
+            awaitCompleted(pg, db, "warm" + round, WARMUP);
+
+            long t0 = System.nanoTime();
+            startConcurrently(node, "load" + round, INSTANCES, CLIENTS);
+            awaitCompleted(pg, db, "load" + round, INSTANCES);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            double rate = INSTANCES / seconds;
+            System.out.printf(Locale.ROOT, "[bench]   %,d instances of the 6-step DAG from %d clients: %.1f s, %.1f instances/s"
+                    + " (%.0f step episodes/s)%n", INSTANCES, CLIENTS, seconds, rate, rate * 6);
+            figures.computeIfAbsent("instances/s (6-step DAG, one node)", k -> new ArrayList<>()).add(rate);
+            checkOneEpisodePerStep(pg, db, "load" + round, INSTANCES);
+
+            List<Double> latencies = latencyPhase(pg, db, node, "lat" + round);
+            double p50 = percentile(latencies, 0.50);
+            double p99 = percentile(latencies, 0.99);
+            System.out.printf(Locale.ROOT, "[bench]   advancement latency over %,d edges (%d instances, at most %d in flight):"
+                    + " p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", latencies.size(), LATENCY_INSTANCES, LATENCY_INFLIGHT, p50, p99,
+                    latencies.get(latencies.size() - 1));
+            figures.computeIfAbsent("advancement latency p50 (ms)", k -> new ArrayList<>()).add(p50);
+            figures.computeIfAbsent("advancement latency p99 (ms)", k -> new ArrayList<>()).add(p99);
+            checkOneEpisodePerStep(pg, db, "lat" + round, LATENCY_INSTANCES);
+        }
+    }
+
+    // ---- driving -------------------------------------------------------------------------------
+
+    private static void start(ClusterNode node, String subject) {
+        HttpReply r = node.post("/workflows/bench_dag/instances", "{\"payload\": {\"subject\": \"" + subject + "\"}}");
+        if (r.status() != 201) {
+            throw new IllegalStateException(node.name() + ": starting an instance answered " + r);
+        }
+    }
+
+    private static void startConcurrently(ClusterNode node, String prefix, int count, int clients) throws Exception {
+        BenchClients.run(clients, count, i -> start(node, prefix + "-" + i));
+    }
+
+    /** {@code inflight} clients, each starting an instance and waiting until it completed before the next. */
+    private static List<Double> latencyPhase(OwnPostgres pg, HarnessDatabase db, ClusterNode node, String prefix) throws Exception {
+        BenchClients.run(LATENCY_INFLIGHT, LATENCY_INSTANCES, i -> {
+            String subject = prefix + "-" + i;
+            start(node, subject);
+            awaitCompleted(pg, db, subject, 1);
+        });
+        return latencies(pg, db, prefix);
+    }
+
+    private static void awaitCompleted(OwnPostgres pg, HarnessDatabase db, String subjectPrefix, int expected)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
+        String like = expected == 1 ? subjectPrefix : subjectPrefix + "-%";
+        while (System.nanoTime() < deadline) {
+            long done = count(pg, db, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE workflow_id = 'bench_dag'"
+                    + " AND status = 'completed' AND subject_value LIKE ?", like);
+            if (done >= expected) {
+                return;
+            }
+            long failed = count(pg, db, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE workflow_id = 'bench_dag'"
+                    + " AND status IN ('failed', 'canceled', 'blocked') AND subject_value LIKE ?", like);
+            if (failed > 0) {
+                throw new IllegalStateException(failed + " instance(s) of " + subjectPrefix + " did not complete");
+            }
+            Thread.sleep(expected == 1 ? 5 : 100);
+        }
+        throw new IllegalStateException("not all " + expected + " instances of " + subjectPrefix + " completed within " + PHASE_LIMIT);
+    }
+
+    // ---- measuring -------------------------------------------------------------------------------
+
+    /** Successor's episode started_at minus the latest predecessor episode's finished_at, per edge, sorted, in ms. */
+    private static List<Double> latencies(OwnPostgres pg, HarnessDatabase db, String prefix) throws SQLException {
+        Map<String, Map<String, Timestamp[]>> byInstance = new HashMap<>();
+        try (Connection c = pg.probe(db.name()); PreparedStatement st = c.prepareStatement("SELECT e.workflow_instance_id,"
+                + " e.workflow_step_id, e.started_at, e.finished_at FROM cyclium_episodes e JOIN cyclium_workflow_instances i"
+                + " ON i.id = e.workflow_instance_id WHERE i.subject_value LIKE ?")) {
+            st.setString(1, prefix + "-%");
+            try (ResultSet rs = st.executeQuery()) {
+                while (rs.next()) {
+                    byInstance.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2),
+                            new Timestamp[] {rs.getTimestamp(3), rs.getTimestamp(4)});
+                }
+            }
+        }
+        List<Double> out = new ArrayList<>();
+        for (Map<String, Timestamp[]> steps : byInstance.values()) {
+            EDGES.forEach((successor, predecessors) -> {
+                Timestamp started = steps.get(successor)[0];
+                long lastDone = predecessors.stream().mapToLong(p -> micros(steps.get(p)[1])).max().orElseThrow();
+                out.add((micros(started) - lastDone) / 1000.0);
+            });
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static long micros(Timestamp t) {
+        return t.getTime() / 1000 * 1_000_000 + t.getNanos() / 1000;
+    }
+
+    private static double percentile(List<Double> sorted, double p) {
+        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+    }
+
+    private static void checkOneEpisodePerStep(OwnPostgres pg, HarnessDatabase db, String prefix, int instances) {
+        String like = prefix + "-%";
+        long completed = count(pg, db, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE status = 'completed'"
+                + " AND subject_value LIKE ?", like);
+        long episodes = count(pg, db, "SELECT COUNT(*) FROM cyclium_episodes e JOIN cyclium_workflow_instances i"
+                + " ON i.id = e.workflow_instance_id WHERE i.subject_value LIKE ?", like);
+        long done = count(pg, db, "SELECT COUNT(*) FROM cyclium_episodes e JOIN cyclium_workflow_instances i"
+                + " ON i.id = e.workflow_instance_id WHERE i.subject_value LIKE ? AND e.status = 'done'", like);
+        boolean ok = completed == instances && episodes == 6L * instances && done == episodes;
+        System.out.printf(Locale.ROOT, "[bench]   %s: %,d instances completed, %,d step episodes (%,d done): %s%n", prefix,
+                completed, episodes, done, ok ? "one episode per step" : "MISMATCH");
+        if (!ok) {
+            throw new IllegalStateException("expected " + instances + " completed instances with 6 done episodes each");
+        }
+    }
+
+    private static long count(OwnPostgres pg, HarnessDatabase db, String sql, String param) {
+        try (Connection c = pg.probe(db.name()); PreparedStatement st = c.prepareStatement(sql)) {
+            st.setString(1, param);
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + " failed", e);
+        }
+    }
+}

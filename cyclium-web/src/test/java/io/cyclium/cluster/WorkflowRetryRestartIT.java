@@ -1,0 +1,74 @@
+package io.cyclium.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.it.Await;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A workflow step's retry survives its node: one Payara Micro node on PostgreSQL runs
+ * {@code cluster_retry}, whose only step fails its first attempt and is due again 20 s later; the
+ * node is killed with {@code kill -9} while the retry waits and started again, and the retry —
+ * nothing but a row with its due time — runs on the new life, once, not before it was due.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WorkflowRetryRestartIT {
+
+    ClusterHarness cluster;
+
+    @BeforeAll
+    void start() {
+        cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL).war(ClusterFailoverIT.warWithClusterActor())
+                .jvmOption("-XX:TieredStopAtLevel=1").node("node-a").start();
+    }
+
+    @AfterAll
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private List<Map<String, Object>> q(String sql, Object... params) {
+        return cluster.database().query(sql, params);
+    }
+
+    @Test
+    void a_step_retry_waiting_in_its_column_runs_after_a_kill_9_and_restart_of_the_only_node() {
+        String subject = "restart-" + UUID.randomUUID();
+        HttpReply r = cluster.node("node-a").post("/workflows/cluster_retry/instances",
+                "{\"payload\": {\"subject\": \"" + subject + "\"}}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        String id = r.jsonObject().getString("id");
+
+        Map<String, Object> waiting = Await.until(Duration.ofMinutes(2), "the step failed, its retry due", () -> {
+            List<Map<String, Object>> rows = q("SELECT state, attempt, next_attempt_at FROM cyclium_workflow_steps"
+                    + " WHERE instance_id = ? AND step_id = 'flaky' AND state = 'failed' AND next_attempt_at IS NOT NULL", id);
+            return rows.isEmpty() ? null : rows.get(0);
+        });
+        Timestamp due = (Timestamp) waiting.get("next_attempt_at");
+        cluster.kill9("node-a");
+        Duration boot = cluster.restart("node-a");
+
+        Await.until(Duration.ofMinutes(3), "the instance completed on the node's new life", () -> "completed".equals(
+                q("SELECT status FROM cyclium_workflow_instances WHERE id = ?", id).get(0).get("status")) ? true : null);
+        List<Map<String, Object>> episodes = q("SELECT dedupe_key, status, started_at FROM cyclium_episodes"
+                + " WHERE workflow_instance_id = ? ORDER BY started_at", id);
+        assertThat(episodes).extracting(e -> e.get("dedupe_key")).containsExactly("workflow:" + id + ":flaky:1",
+                "workflow:" + id + ":flaky:2");
+        assertThat(episodes).extracting(e -> e.get("status")).containsExactly("failed", "done");
+        Timestamp retried = (Timestamp) episodes.get(1).get("started_at");
+        assertThat(retried).as("the retry started no earlier than its due time").isAfterOrEqualTo(
+                new Timestamp(due.getTime() - 50));
+        System.out.printf("[figures] retry due %s survived kill -9 and a restart (boot %d s); attempt 2 started %s%n", due,
+                boot.toSeconds(), retried);
+    }
+}
