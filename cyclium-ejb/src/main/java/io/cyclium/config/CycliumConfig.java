@@ -29,6 +29,9 @@ import java.util.Optional;
  * @param jitterMaxMs            upper bound of the random delay before an episode insert
  * @param maxConcurrentDefault   default per-actor, per-node concurrency
  * @param executorThreads        threads of the node's episode executor, shared by all actors' slots
+ * @param groupCommitMax         most writes (episode rows, terminal writes, journal rows) one shared
+ *                               transaction takes; 1 turns group commit off
+ * @param groupCommitWriters     threads committing those shared transactions
  * @param adminPassword          console admin password, if configured (never logged)
  * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
@@ -57,6 +60,8 @@ public record CycliumConfig(
         int jitterMaxMs,
         int maxConcurrentDefault,
         int executorThreads,
+        int groupCommitMax,
+        int groupCommitWriters,
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
         Duration clockSkew,

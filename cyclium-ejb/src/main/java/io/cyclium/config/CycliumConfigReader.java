@@ -37,6 +37,8 @@ public final class CycliumConfigReader {
     public static final String JITTER_MAX_MS = "cyclium.episode.jitter-max-ms";
     public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
     public static final String EXECUTOR_THREADS = "cyclium.episode.executor-threads";
+    public static final String GROUP_COMMIT_MAX = "cyclium.episode.group-commit-max";
+    public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
     public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
     /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
@@ -50,6 +52,8 @@ public final class CycliumConfigReader {
     public static final String RETENTION_CLAIMS_AFTER = "cyclium.retention.claims-after";
     public static final String RETENTION_REQUESTS_AFTER = "cyclium.retention.requests-after";
     public static final String RETENTION_CHUNK_SIZE = "cyclium.retention.chunk-size";
+    public static final String RETENTION_CATCH_UP = "cyclium.retention.catch-up";
+    /** The older spelling of {@link #RETENTION_CATCH_UP} in whole minutes; still read when that one is unset. */
     public static final String RETENTION_CATCH_UP_MINUTES = "cyclium.retention.catch-up-minutes";
 
     /** Printable identity: letters, digits and . _ : @ - ; no spaces, no control characters. */
@@ -115,6 +119,8 @@ public final class CycliumConfigReader {
         int jitter = (int) number(JITTER_MAX_MS, 200, 0, 10_000, "milliseconds");
         int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
         int executorThreads = (int) number(EXECUTOR_THREADS, 32, 1, 1_000, "threads");
+        int groupCommitMax = (int) number(GROUP_COMMIT_MAX, 64, 1, 10_000, "writes");
+        int groupCommitWriters = (int) number(GROUP_COMMIT_WRITERS, 2, 1, 64, "threads");
         long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
         Optional<String> password = password(ADMIN_PASSWORD, ADMIN_PASSWORD_ENV);
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
@@ -125,7 +131,7 @@ public final class CycliumConfigReader {
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, executorThreads, password, viewerPassword, Duration.ofMillis(skew), retention);
+                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, Duration.ofMillis(skew), retention);
     }
 
     private RetentionSettings retention() {
@@ -157,7 +163,7 @@ public final class CycliumConfigReader {
         Duration claims = duration(RETENTION_CLAIMS_AFTER, d.claimsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.claimsAfter());
         Duration requests = duration(RETENTION_REQUESTS_AFTER, d.requestsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.requestsAfter());
         int chunk = (int) number(RETENTION_CHUNK_SIZE, d.chunkSize(), 10, 10_000, "rows");
-        int catchUp = (int) number(RETENTION_CATCH_UP_MINUTES, d.catchUpMinutes(), 1, 60, "minutes");
+        Duration catchUp = catchUp(d.catchUp());
         return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp);
     }
 
@@ -167,7 +173,8 @@ public final class CycliumConfigReader {
         if (value.isEmpty()) {
             return Optional.ofNullable(defaultValue);
         }
-        String allowed = "allowed are ISO-8601 durations from " + min + " to P" + max.toDays() + "D (e.g. PT12H, P7D)";
+        String upTo = max.toHours() % 24 == 0 ? "P" + max.toDays() + "D" : max.toString();
+        String allowed = "allowed are ISO-8601 durations from " + min + " to " + upTo + " (e.g. PT12H, P7D)";
         try {
             Duration parsed = Duration.parse(value.get().toUpperCase(Locale.ROOT));
             if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
@@ -180,6 +187,30 @@ public final class CycliumConfigReader {
                     + (property.equals(RETENTION_PURGE_AFTER) ? ", or off" : ""));
             return Optional.ofNullable(defaultValue);
         }
+    }
+
+    /**
+     * The catch-up tick: {@code cyclium.retention.catch-up} (ISO-8601) or, when that is unset, the
+     * older {@code cyclium.retention.catch-up-minutes}. The ticks are calendar timers on the wall
+     * clock's seconds or minutes (every node ticks at the same instants), so the interval is whole
+     * seconds from 5 to 59 or whole minutes from 1 to 60.
+     */
+    private Duration catchUp(Duration defaultValue) {
+        if (text(RETENTION_CATCH_UP).isEmpty()) {
+            return Duration.ofMinutes(number(RETENTION_CATCH_UP_MINUTES, defaultValue.toMinutes(), 1, 60, "minutes"));
+        }
+        if (text(RETENTION_CATCH_UP_MINUTES).isPresent()) {
+            problems.add(RETENTION_CATCH_UP + " and " + RETENTION_CATCH_UP_MINUTES + " are both set: keep one ("
+                    + RETENTION_CATCH_UP + " is the newer)");
+        }
+        Duration parsed = duration(RETENTION_CATCH_UP, defaultValue, Duration.ofSeconds(5), Duration.ofHours(1)).orElse(defaultValue);
+        boolean regular = parsed.getNano() == 0 && (parsed.toSeconds() < 60 || parsed.toSeconds() % 60 == 0);
+        if (!regular) {
+            problems.add(RETENTION_CATCH_UP + " = " + printable(text(RETENTION_CATCH_UP).orElse("")) + " is not a whole number of"
+                    + " seconds under a minute or of minutes: allowed are PT5S to PT59S and PT1M to PT60M");
+            return defaultValue;
+        }
+        return parsed;
     }
 
     /** A console password: unset or at least 8 characters (the value itself never reaches a message). */

@@ -16,8 +16,9 @@ import java.util.Optional;
  * @param claimsAfter     done/expired work claims settled longer ago than this are deleted
  * @param requestsAfter   completed/expired trigger requests last changed longer ago than this are deleted
  * @param chunkSize       rows read and written per chunk (one transaction, one checkpoint)
- * @param catchUpMinutes  after dailyAt, how often a node checks that the day's run completed and
- *                        starts or resumes it if not (a dead runner's run continues within this)
+ * @param catchUp         after dailyAt, how often a node checks that the day's run completed and
+ *                        starts or resumes it if not (a dead runner's run continues within this):
+ *                        whole seconds under a minute, whole minutes from a minute to an hour
  */
 public record RetentionSettings(
         boolean enabled,
@@ -27,8 +28,8 @@ public record RetentionSettings(
         Duration claimsAfter,
         Duration requestsAfter,
         int chunkSize,
-        int catchUpMinutes) {
+        Duration catchUp) {
 
     public static final RetentionSettings DEFAULTS = new RetentionSettings(true, LocalTime.of(3, 30),
-            Duration.ofDays(7), Optional.empty(), Duration.ofDays(1), Duration.ofDays(1), 500, 5);
+            Duration.ofDays(7), Optional.empty(), Duration.ofDays(1), Duration.ofDays(1), 500, Duration.ofMinutes(5));
 }

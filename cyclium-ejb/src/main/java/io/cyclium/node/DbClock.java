@@ -3,8 +3,6 @@ package io.cyclium.node;
 import io.cyclium.store.DatabaseVendor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
 
@@ -16,8 +14,8 @@ import java.time.LocalDateTime;
 @ApplicationScoped
 public class DbClock {
 
-    @PersistenceContext(unitName = "cyclium")
-    EntityManager em;
+    @Inject
+    DatabaseNow database;
 
     @Inject
     DatabaseVendor vendor;
@@ -38,8 +36,7 @@ public class DbClock {
 
     /** Reads the database's current UTC time (one round trip; for display and diagnostics). */
     public LocalDateTime now() {
-        Object value = em.createNativeQuery("SELECT " + nowSql()).getSingleResult();
-        return toLocalDateTime(value);
+        return toLocalDateTime(database.select(nowSql()));
     }
 
     /** A time as JDBC drivers hand it back (Timestamp or LocalDateTime), as a LocalDateTime. */

@@ -94,10 +94,29 @@ public class SchemaMigrator {
 
     /** Applies the vendor's migrations. Shared with tests so they load the very same files. */
     public static MigrateResult migrate(DataSource dataSource, DatabaseVendor vendor) {
-        return configure(vendor).dataSource(dataSource).load().migrate();
+        return migrate(configure(vendor).dataSource(dataSource));
     }
 
-    /** Flyway settings for a vendor, without a datasource: tests add theirs and run the same files. */
+    /**
+     * Applies the migrations of {@code flyway} (from {@link #configure}, with a datasource) to a
+     * schema that may hold tables of other owners: see {@link ExistingSchema}.
+     */
+    public static MigrateResult migrate(FluentConfiguration flyway) {
+        ExistingSchema existing = ExistingSchema.of(flyway.getDataSource());
+        FluentConfiguration admitted = existing.admit(flyway);
+        if (!existing.hasHistory() && !existing.foreignTables().isEmpty()) {
+            LOG.info(() -> "The Cyclium " + existing + " holds tables of other owners " + existing.foreignTables()
+                    + " and no Cyclium table yet: Flyway records a baseline at version " + ExistingSchema.BASELINE_VERSION
+                    + " and applies every migration");
+        }
+        return admitted.load().migrate();
+    }
+
+    /**
+     * Flyway settings for a vendor, without a datasource: tests add theirs and run the same files.
+     * No baseline on migrate here: {@link #migrate(FluentConfiguration)} decides that from the
+     * tables it finds.
+     */
     public static FluentConfiguration configure(DatabaseVendor vendor) {
         return Flyway.configure(SchemaMigrator.class.getClassLoader())
                 .locations("classpath:db/cyclium/" + vendor.folder())

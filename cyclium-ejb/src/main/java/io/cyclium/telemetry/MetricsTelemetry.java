@@ -15,7 +15,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Histogram;
+import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricID;
+import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
 import org.eclipse.microprofile.metrics.Timer;
@@ -49,7 +51,16 @@ public class MetricsTelemetry implements Telemetry {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Histogram> histograms = new ConcurrentHashMap<>();
-    private volatile boolean warned;
+    /** Metric names whose failure was logged (once each). */
+    private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
+    /**
+     * Serializes every creation of a metric on the registry. Payara 6.2025.10's TimerImpl
+     * constructor updates a plain HashMap of the distribution settings (computeIfAbsent): two
+     * timers created at once — the heartbeat's first tick beside an episode's — threw
+     * ConcurrentModificationException, and the heartbeat timer never appeared in /metrics. Creation
+     * happens once per name and tags, so the lock costs nothing afterwards.
+     */
+    private final Object creating = new Object();
 
     @PostConstruct
     void init() {
@@ -77,13 +88,23 @@ public class MetricsTelemetry implements Telemetry {
 
     @Override
     public void time(String name, Duration duration, String... tags) {
-        onRegistry(name, r -> timers.computeIfAbsent(key(name, tags), k -> r.timer("cyclium_" + name, tags(tags)))
+        onRegistry(name, r -> timers.computeIfAbsent(key(name, tags), k -> create(() -> r.timer(timerMetadata(name), tags(tags))))
                 .update(duration));
+    }
+
+    /**
+     * A timer's metadata names its unit, nanoseconds (what a Timer records). Payara's Prometheus
+     * writer scales a timer's quantiles, mean and max by the metadata's unit and only its sum by the
+     * Duration: registered without a unit, the quantiles came out in nanoseconds under a
+     * {@code _seconds} name while {@code _seconds_sum} was in seconds.
+     */
+    static Metadata timerMetadata(String name) {
+        return Metadata.builder().withName("cyclium_" + name).withUnit(MetricUnits.NANOSECONDS).build();
     }
 
     @Override
     public void record(String name, long value, String... tags) {
-        onRegistry(name, r -> histograms.computeIfAbsent(key(name, tags), k -> r.histogram("cyclium_" + name, tags(tags)))
+        onRegistry(name, r -> histograms.computeIfAbsent(key(name, tags), k -> create(() -> r.histogram("cyclium_" + name, tags(tags))))
                 .update(value));
     }
 
@@ -92,7 +113,7 @@ public class MetricsTelemetry implements Telemetry {
         onRegistry(name, r -> {
             AtomicReference<LongSupplier> reading = gauges.computeIfAbsent(key(name, tags), k -> {
                 AtomicReference<LongSupplier> ref = new AtomicReference<>(value);
-                r.gauge(new MetricID("cyclium_" + name, tags(tags)), ref, MetricsTelemetry::read);
+                create(() -> r.gauge(new MetricID("cyclium_" + name, tags(tags)), ref, MetricsTelemetry::read));
                 return ref;
             });
             reading.set(value);
@@ -113,7 +134,13 @@ public class MetricsTelemetry implements Telemetry {
     }
 
     private Counter counter(MetricRegistry r, String name, String... tags) {
-        return counters.computeIfAbsent(key(name, tags), k -> r.counter("cyclium_" + name, tags(tags)));
+        return counters.computeIfAbsent(key(name, tags), k -> create(() -> r.counter("cyclium_" + name, tags(tags))));
+    }
+
+    private <M> M create(java.util.function.Supplier<M> registration) {
+        synchronized (creating) {
+            return registration.get();
+        }
     }
 
     /** Name and tags as one map key (the registry's own lookup validates every tag with a regex). */
@@ -143,9 +170,8 @@ public class MetricsTelemetry implements Telemetry {
     }
 
     private void warnOnce(String name, RuntimeException e) {
-        if (!warned) {
-            warned = true;
-            LOG.log(Level.WARNING, "Cyclium metric " + name + " could not be recorded; further failures are silent", e);
+        if (warned.add(name)) {
+            LOG.log(Level.WARNING, "Cyclium metric " + name + " could not be recorded; further failures of it are silent", e);
         }
     }
 }

@@ -40,6 +40,8 @@ class CycliumConfigReaderTest {
         assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(5));
         assertThat(c.jitterMaxMs()).isEqualTo(200);
         assertThat(c.maxConcurrentDefault()).isEqualTo(3);
+        assertThat(c.groupCommitMax()).isEqualTo(64);
+        assertThat(c.groupCommitWriters()).isEqualTo(2);
     }
 
     @Test
@@ -83,6 +85,8 @@ class CycliumConfigReaderTest {
         "cyclium.recovery.stale-after-ms   | 10      | cyclium.recovery.stale-after-ms = 10 is out of range: allowed are 1000 to",
         "cyclium.trigger-poll.interval-ms  | 0       | cyclium.trigger-poll.interval-ms = 0 is out of range",
         "cyclium.episode.shutdown-ms       | -1      | cyclium.episode.shutdown-ms = -1 is out of range",
+        "cyclium.episode.group-commit-max  | 0       | cyclium.episode.group-commit-max = 0 is out of range: allowed are 1 to 10000 writes",
+        "cyclium.episode.group-commit-writers | 65   | cyclium.episode.group-commit-writers = 65 is out of range: allowed are 1 to 64 threads",
         "cyclium.schema.migrate            | yes     | cyclium.schema.migrate = \"yes\" is not a boolean: allowed are true | false",
         "cyclium.console.admin-password    | short   | cyclium.console.admin-password is too short (5 characters)",
         "cyclium.console.viewer-password   | tiny    | cyclium.console.viewer-password is too short (4 characters)",
@@ -144,7 +148,7 @@ class CycliumConfigReaderTest {
         assertThat(r.claimsAfter()).isEqualTo(Duration.ofDays(1));
         assertThat(r.requestsAfter()).isEqualTo(Duration.ofDays(1));
         assertThat(r.chunkSize()).isEqualTo(500);
-        assertThat(r.catchUpMinutes()).isEqualTo(5);
+        assertThat(r.catchUp()).isEqualTo(Duration.ofMinutes(5));
     }
 
     @Test
@@ -163,6 +167,16 @@ class CycliumConfigReaderTest {
         assertThat(read("cyclium.retention.purge-after", "off").retention().purgeAfter()).isEmpty();
     }
 
+    @Test
+    void the_catch_up_tick_is_a_duration_in_seconds_or_minutes_and_the_older_minutes_setting_still_works() {
+        assertThat(read("cyclium.retention.catch-up", "PT10S").retention().catchUp()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(read("cyclium.retention.catch-up", "PT15M").retention().catchUp()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(read("cyclium.retention.catch-up-minutes", "2").retention().catchUp()).isEqualTo(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> read("cyclium.retention.catch-up", "PT10S", "cyclium.retention.catch-up-minutes", "2"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.retention.catch-up and cyclium.retention.catch-up-minutes are both set");
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "cyclium.retention.archive-after|7 days|cyclium.retention.archive-after = \"7 days\" is not a duration: allowed are ISO-8601 durations from PT1H to P3650D",
@@ -172,6 +186,8 @@ class CycliumConfigReaderTest {
             "cyclium.retention.requests-after|-PT2H|cyclium.retention.requests-after = -PT2H is out of range",
             "cyclium.retention.chunk-size|5|cyclium.retention.chunk-size = 5 is out of range: allowed are 10 to 10000 rows",
             "cyclium.retention.catch-up-minutes|0|cyclium.retention.catch-up-minutes = 0 is out of range: allowed are 1 to 60 minutes",
+            "cyclium.retention.catch-up|PT2S|cyclium.retention.catch-up = PT2S is out of range: allowed are ISO-8601 durations from PT5S",
+            "cyclium.retention.catch-up|PT90S|cyclium.retention.catch-up = PT90S is not a whole number of seconds under a minute or of minutes",
             "cyclium.retention.chunk-size|lots|cyclium.retention.chunk-size = \"lots\" is not a whole number",
             "cyclium.retention.daily-at|25:00|cyclium.retention.daily-at = \"25:00\" is not a time of day: allowed are HH:mm from 00:00 to 23:59 (UTC)",
             "cyclium.retention.daily-at|3:30|cyclium.retention.daily-at = \"3:30\" is not a time of day",

@@ -64,16 +64,22 @@ class FindingActiveGaugeTest {
         }
     }
 
-    @Test
-    void the_active_gauges_count_per_severity_at_once_after_a_change_here_and_on_every_sweep() {
-        TestJpa jpa = databases.jpa(Vendor.H2);
-        RecordingTelemetry telemetry = new RecordingTelemetry();
+    /** Findings as the container builds them, over this test's database and telemetry. */
+    private static Findings findings(TestJpa jpa, RecordingTelemetry telemetry) {
         Findings findings = new Findings();
         findings.tx = jpa;
         findings.vendor = jpa.vendor();
         findings.telemetry = telemetry;
         findings.changed = new Fired();
         findings.init();
+        return findings;
+    }
+
+    @Test
+    void the_active_gauges_count_per_severity_at_once_after_a_change_here_and_on_every_sweep() {
+        TestJpa jpa = databases.jpa(Vendor.H2);
+        RecordingTelemetry telemetry = new RecordingTelemetry();
+        Findings findings = findings(jpa, telemetry);
         EpisodeRef episode = episode(null);
         String first = key();
 
@@ -91,5 +97,26 @@ class FindingActiveGaugeTest {
         findings.apply(FindingAction.clear(first, "recovered"), episode);
         findings.recountActive(false);
         assertThat(telemetry.gauge("finding_active", "severity", "high")).isEqualTo(1);
+        assertThat(telemetry.count("finding_raised")).as("our two raises, not the other node's").isEqualTo(2);
+        assertThat(telemetry.count("finding_cleared")).isEqualTo(1);
+    }
+
+    @Test
+    void an_expiry_sweep_tick_counts_the_findings_it_cleared() {
+        TestJpa jpa = databases.jpa(Vendor.H2);
+        RecordingTelemetry telemetry = new RecordingTelemetry();
+        Findings findings = findings(jpa, telemetry);
+        FindingOutcome due = findings.apply(FindingAction.raise(key(), "ttl_metric").withTtl(java.time.Duration.ofHours(1)),
+                episode(null));
+        findings.apply(FindingAction.raise(key(), "ttl_metric").withTtl(java.time.Duration.ofHours(1)), episode(null));
+        jpa.run(em -> em.createNativeQuery("UPDATE cyclium_findings SET expires_at = " + jpa.vendor().utcNowPlusSeconds("-60")
+                + " WHERE id = ?1").setParameter(1, due.findingId()).executeUpdate());
+        FindingExpirySweep sweep = new FindingExpirySweep();
+        sweep.findings = findings;
+        sweep.telemetry = telemetry;
+
+        sweep.sweep();
+
+        assertThat(telemetry.count("finding_expired")).as("the one row past its expiry").isEqualTo(1);
     }
 }

@@ -134,17 +134,9 @@ final class SchemaShape {
 
     /** Lower-case cyclium_* table name to the name as the database stores it (H2 upper-cases). */
     private static Map<String, String> tableNames(Connection c) throws SQLException {
-        DatabaseMetaData md = c.getMetaData();
-        Map<String, String> names = new TreeMap<>();
-        try (ResultSet rs = md.getTables(c.getCatalog(), escape(md, c.getSchema()), "%", new String[] {"TABLE"})) {
-            while (rs.next()) {
-                String stored = rs.getString("TABLE_NAME");
-                // Flyway's history table has vendor-specific types of its own; it is not ours to shape.
-                if (lower(stored).startsWith("cyclium_") && !lower(stored).equals("cyclium_schema_history")) {
-                    names.put(lower(stored), stored);
-                }
-            }
-        }
+        Map<String, String> names = new TreeMap<>(ExistingSchema.tableNames(c));
+        // Flyway's history table has vendor-specific types of its own; it is not ours to shape.
+        names.keySet().removeIf(t -> !t.startsWith("cyclium_") || t.equals(ExistingSchema.HISTORY_TABLE));
         return names;
     }
 

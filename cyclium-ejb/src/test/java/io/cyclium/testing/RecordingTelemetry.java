@@ -21,6 +21,9 @@ public final class RecordingTelemetry implements Telemetry {
     @Override
     public void count(String name, String... tags) {
         counts.merge(name, 1, Integer::sum);
+        if (tags.length > 0) {
+            counts.merge(key(name, tags), 1, Integer::sum);
+        }
     }
 
     @Override
@@ -41,6 +44,11 @@ public final class RecordingTelemetry implements Telemetry {
 
     public int count(String name) {
         return counts.getOrDefault(name, 0);
+    }
+
+    /** Counted under exactly this name and these tags. */
+    public int countTagged(String name, String... tags) {
+        return counts.getOrDefault(key(name, tags), 0);
     }
 
     /** Every value recorded (sizes) or timed (milliseconds) under exactly this name and these tags, in order. */

@@ -9,6 +9,7 @@ import java.util.UUID;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.schema.SchemaMigrator;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * One isolated, freshly migrated database for tests.
@@ -84,8 +85,20 @@ public final class TestDatabase implements AutoCloseable {
         this.password = password;
     }
 
-    /** Creates a fresh database for {@code vendor} and migrates it to the latest version. */
+    /** Creates a fresh database for {@code vendor} and migrates it to the latest version, as a node does at boot. */
     public static TestDatabase create(Vendor vendor) {
+        TestDatabase db = empty(vendor);
+        try {
+            SchemaMigrator.migrate(db.flywayConfiguration());
+        } catch (RuntimeException e) {
+            db.close();
+            throw new IllegalStateException("the " + vendor + " migrations failed on " + db.jdbcUrl, e);
+        }
+        return db;
+    }
+
+    /** Creates a fresh, empty database for {@code vendor}: nothing migrated yet. */
+    public static TestDatabase empty(Vendor vendor) {
         String name = PREFIX + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         TestDatabase db;
         switch (vendor) {
@@ -111,12 +124,6 @@ public final class TestDatabase implements AutoCloseable {
                 break;
             default:
                 throw new IllegalArgumentException(String.valueOf(vendor));
-        }
-        try {
-            db.flyway().migrate();
-        } catch (RuntimeException e) {
-            db.close();
-            throw new IllegalStateException("the " + vendor + " migrations failed on " + db.jdbcUrl, e);
         }
         return db;
     }
@@ -169,9 +176,12 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Flyway configured for this database and this vendor's migrations (to inspect or re-run). */
     public Flyway flyway() {
-        return SchemaMigrator.configure(DatabaseVendor.valueOf(vendor.name()))
-                .dataSource(jdbcUrl, user, password)
-                .load();
+        return flywayConfiguration().load();
+    }
+
+    /** The product's Flyway settings for this vendor, on this database. */
+    public FluentConfiguration flywayConfiguration() {
+        return SchemaMigrator.configure(DatabaseVendor.valueOf(vendor.name())).dataSource(jdbcUrl, user, password);
     }
 
     /** Drops the database. Idempotent. */

@@ -37,6 +37,13 @@ class BatchRepositoryIT {
             long a = runRetention(cluster.node("node-a"));
             long b = runRetention(cluster.node("node-b"));
             assertThat(b).as("one sequence for both nodes' executions").isNotEqualTo(a);
+            // every node's API and console list every node's runs (rows of the shared database)
+            for (String name : List.of("node-a", "node-b")) {
+                List<String> seen = cluster.node(name).get("/maintenance/executions?limit=20").jsonArray().stream()
+                        .map(v -> v.asJsonObject().getJsonObject("run")).map(r -> r.getString("node") + ":" + r.getString("status"))
+                        .toList();
+                assertThat(seen).as("runs " + name + " lists").contains("node-a:completed", "node-b:completed");
+            }
 
             List<String> tables = db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
                     .stream().map(r -> String.valueOf(r.get("table_name")).toLowerCase(java.util.Locale.ROOT))

@@ -291,6 +291,19 @@ public final class ClusterHarness implements AutoCloseable {
         private Path customWar;
         private int port;
         private final List<Path> extraPostBoot = new ArrayList<>();
+        private BeforeBoot beforeBoot = db -> { };
+
+        /** What runs on the fresh database before any node boots (e.g. {@link HarnessDatabase#migrate()} and rows to load). */
+        @FunctionalInterface
+        public interface BeforeBoot {
+            void prepare(HarnessDatabase database) throws Exception;
+        }
+
+        /** Prepares the fresh database before the nodes boot (they find what it left there). */
+        public Builder beforeBoot(BeforeBoot prepare) {
+            this.beforeBoot = java.util.Objects.requireNonNull(prepare, "prepare");
+            return this;
+        }
 
         /** Deploys this WAR instead of the product's Micro WAR (e.g. the product plus test actors). */
         public Builder war(Path war) {
@@ -377,6 +390,11 @@ public final class ClusterHarness implements AutoCloseable {
             ClusterHarness cluster = new ClusterHarness(run, port == 0 ? HarnessDatabase.create(vendor) : HarnessDatabase.create(vendor, port));
             Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
             try {
+                try {
+                    beforeBoot.prepare(cluster.database);
+                } catch (Exception e) {
+                    throw new IllegalStateException("preparing " + cluster.database + " before the nodes boot failed", e);
+                }
                 Set<Integer> ports = new HashSet<>();
                 for (Map.Entry<String, Map<String, String>> e : nodeEnv.entrySet()) {
                     String name = e.getKey();

@@ -126,6 +126,17 @@ public final class HarnessDatabase implements AutoCloseable {
                 "CYCLIUM_DB_PASSWORD", "");
     }
 
+    /**
+     * Applies the product's migrations now, from the test JVM — the same files and history table
+     * the nodes' Flyway uses, so a node booting later finds the schema current and migrates
+     * nothing. For tests that load rows before any node is up.
+     */
+    public void migrate() {
+        io.cyclium.schema.SchemaMigrator.configure(vendor == Vendor.POSTGRESQL
+                ? io.cyclium.store.DatabaseVendor.POSTGRESQL : io.cyclium.store.DatabaseVendor.MARIADB)
+                .dataSource(vendor.url(port, name), vendor.user, "").load().migrate();
+    }
+
     /** A new auto-commit connection to this database; the caller closes it. */
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(vendor.url(port, name), vendor.user, "");

@@ -145,11 +145,23 @@ class OperationsIT {
         assertThat(postEvent(eventId)).isEqualTo(key);
         Thread.sleep(1_500);
         assertThat(episodesWithKey(key)).hasSize(1);
+        assertThat(sample(scrape(), "cyclium_episode_deduplicated_total", "actor=\"it_actor\"", "expectation=\"echo\""))
+                .as("the repeat counted as deduplicated")
+                .isGreaterThan(sample(before, "cyclium_episode_deduplicated_total", "actor=\"it_actor\"", "expectation=\"echo\""));
 
         // eight days old: past the default archive-after (P7D)
         try (Connection c = MicroDeployment.database(); PreparedStatement s = c.prepareStatement(
                 "UPDATE cyclium_episodes SET finished_at = DATEADD('DAY', -8, finished_at) WHERE id = ?")) {
             s.setString(1, episode.getString("id"));
+            assertThat(s.executeUpdate()).isOne();
+        }
+        // archived forty days ago: past the purge-after (P30D) the Arquillian node is configured with
+        String purgedKey = postEvent("ops-purged-" + UUID.randomUUID());
+        String purgedId = awaitDone(purgedKey, 1).getString("id");
+        try (Connection c = MicroDeployment.database(); PreparedStatement s = c.prepareStatement(
+                "UPDATE cyclium_episodes SET finished_at = DATEADD('DAY', -40, finished_at),"
+                        + " archived_at = DATEADD('DAY', -40, finished_at) WHERE id = ?")) {
+            s.setString(1, purgedId);
             assertThat(s.executeUpdate()).isOne();
         }
         HttpResponse<String> started = admin(base, "POST", "api/maintenance/retention", null);
@@ -161,8 +173,18 @@ class OperationsIT {
         assertThat(run.getJsonObject("run").getString("trigger")).isEqualTo("manual");
         assertThat(run.getJsonObject("run").getString("requestedBy")).isEqualTo("admin");
         assertThat(run.getJsonArray("steps").stream().map(v -> v.asJsonObject().getString("step") + ":" + v.asJsonObject().getString("status")))
-                .containsExactly("archive-episodes:completed", "purge-episodes:skipped", "prune-claims:completed",
+                .containsExactly("archive-episodes:completed", "purge-episodes:completed", "prune-claims:completed",
                         "prune-trigger-requests:completed");
+        assertThat(run.getJsonArray("steps").getJsonObject(1).getJsonNumber("written").longValue()).isGreaterThanOrEqualTo(1);
+        try (Connection c = MicroDeployment.database(); PreparedStatement s = c.prepareStatement(
+                "SELECT (SELECT COUNT(*) FROM cyclium_episodes WHERE id = ?) + (SELECT COUNT(*) FROM cyclium_episode_steps WHERE episode_id = ?)")) {
+            s.setString(1, purgedId);
+            s.setString(2, purgedId);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).as("the purged episode and its steps are gone").isZero();
+            }
+        }
         JsonObject archive = run.getJsonArray("steps").getJsonObject(0);
         assertThat(archive.getJsonNumber("written").longValue()).isGreaterThanOrEqualTo(1);
         assertThat(archive.getJsonNumber("read").longValue()).isGreaterThanOrEqualTo(archive.getJsonNumber("written").longValue());
@@ -182,6 +204,8 @@ class OperationsIT {
 
         String last = scrape();
         assertThat(sample(last, "cyclium_retention_archived_total")).isGreaterThanOrEqualTo(1);
+        assertThat(sample(last, "cyclium_retention_purged_total")).as("what the purge step deleted is counted")
+                .isGreaterThan(sample(before, "cyclium_retention_purged_total"));
         assertThat(sample(last, "cyclium_retention_runs_total", "outcome=\"completed\""))
                 .isGreaterThan(sample(before, "cyclium_retention_runs_total", "outcome=\"completed\""));
     }
@@ -208,6 +232,17 @@ class OperationsIT {
                     .isGreaterThan(sample(before, "cyclium_episode_started_total", "actor=\"it_actor\"", "expectation=\"echo\""));
             assertThat(sample(after, "cyclium_episode_duration_seconds_sum", "actor=\"it_actor\"", "expectation=\"echo\""))
                     .as("seconds the runs took").isPositive();
+            assertDurationTimerInSeconds(after);
+            // the heartbeat ticks every lease/3 from boot: on a fresh deployment the first may still be due
+            String ticked = Await.until(java.time.Duration.ofSeconds(120), "a heartbeat tick to be timed", () -> {
+                try {
+                    String text = scrape();
+                    return sample(text, "cyclium_heartbeat_tick_seconds_count") > 0 ? text : null;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertThat(sample(ticked, "cyclium_heartbeat_tick_seconds_max")).as("slowest recent tick, s").isBetween(1e-6, 60.0);
             assertThat(after).as("queue depth and running, per actor").containsPattern("(?m)^cyclium_episode_queued\\{[^}]*actor=\"it_actor\"")
                     .containsPattern("(?m)^cyclium_episode_running\\{[^}]*actor=\"it_actor\"");
             assertThat(sample(after, "cyclium_recovery_sweep_count", "outcome=\"found\""))
@@ -224,6 +259,46 @@ class OperationsIT {
                     .filter(l -> l.contains("cyclium_") && !l.startsWith("#")).collect(java.util.stream.Collectors.joining("\n")));
             throw e;
         }
+    }
+
+    /**
+     * The episode duration timer's every figure in seconds, as Prometheus expects of a
+     * {@code _seconds} metric. An echo episode takes milliseconds to a few seconds here, so the mean
+     * (sum / count) and the max lie between a microsecond and a minute — in nanoseconds they would
+     * be millions. Its distribution is Prometheus histogram buckets with {@code le} in seconds:
+     * every bucket at or above the max holds every run, every bucket below it misses at least the
+     * slowest. No quantiles: Payara prints a timer's quantiles in nanoseconds (the shipped
+     * microprofile-config.properties turns them off for cyclium_ metrics).
+     */
+    private static void assertDurationTimerInSeconds(String scrape) {
+        String[] labels = {"actor=\"it_actor\"", "expectation=\"echo\"", "status=\"done\""};
+        assertThat(scrape).contains("# TYPE cyclium_episode_duration_seconds histogram")
+                .doesNotContainPattern("(?m)^cyclium_episode_duration_seconds\\{[^}]*quantile=");
+        double count = sample(scrape, "cyclium_episode_duration_seconds_count", labels);
+        double mean = sample(scrape, "cyclium_episode_duration_seconds_sum", labels) / count;
+        double max = sample(scrape, "cyclium_episode_duration_seconds_max", labels);
+        assertThat(mean).as("mean episode duration, s").isBetween(1e-6, 60.0);
+        assertThat(max).as("max episode duration, s").isBetween(1e-6, 60.0).isGreaterThanOrEqualTo(mean * 0.999);
+        Matcher bucket = Pattern.compile("(?m)^cyclium_episode_duration_seconds_bucket\\{([^}]*)le=\"([^\"]+)\"[^}]*\\}\\s+(\\S+)")
+                .matcher(scrape);
+        int buckets = 0;
+        while (bucket.find()) {
+            String l = bucket.group(1);
+            if (!(l.contains(labels[0]) && l.contains(labels[1]) && l.contains(labels[2])) || bucket.group(2).equals("+Inf")) {
+                continue;
+            }
+            buckets++;
+            double le = Double.parseDouble(bucket.group(2));
+            double inBucket = Double.parseDouble(bucket.group(3));
+            if (le >= max) {
+                assertThat(inBucket).as("runs of at most " + le + " s (the slowest took " + max + " s)").isEqualTo(count);
+            } else {
+                assertThat(inBucket).as("runs of at most " + le + " s (the slowest took " + max + " s)").isLessThan(count);
+            }
+        }
+        assertThat(buckets).as("duration buckets of it_actor/echo").isGreaterThanOrEqualTo(3);
+        assertThat(sample(scrape, "cyclium_episode_duration_seconds_bucket", labels[0], labels[1], labels[2], "le=\"+Inf\""))
+                .isEqualTo(count);
     }
 
     @Test
@@ -304,7 +379,8 @@ class OperationsIT {
                 .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(dashboard.uri().getPath()).endsWith("/index.xhtml");
-        assertThat(dashboard.body()).contains("Per actor, last hour").contains("it_actor").contains("successRate");
+        assertThat(dashboard.body()).contains("Per actor, last hour").contains("it_actor").contains("successRate")
+                .contains("Success rate").contains("p50 ms").contains("p95 ms");
 
         // the protected Maintenance page opens through the console's own link (it carries the token)
         Matcher link = Pattern.compile("id=\"navMaintenance\"[^>]*href=\"([^\"]+)\"|href=\"([^\"]+)\"[^>]*id=\"navMaintenance\"")
@@ -316,6 +392,36 @@ class OperationsIT {
         assertThat(page.uri().getPath()).endsWith("/maintenance.xhtml");
         assertThat(page.body()).contains("Run retention now").contains("PT168H").contains("archive-episodes completed")
                 .contains("arquillian-node-1");
+
+        // Run retention now: the button's ajax request, as the browser sends it once the confirmation is accepted
+        Matcher pageState = VIEW_STATE.matcher(page.body());
+        assertThat(pageState.find()).isTrue();
+        String click = "jakarta.faces.partial.ajax=true&jakarta.faces.source=maintenanceForm%3ArunNow"
+                + "&jakarta.faces.partial.execute=maintenanceForm%3ArunNow&jakarta.faces.partial.render=maintenanceForm"
+                + "&maintenanceForm%3ArunNow=maintenanceForm%3ArunNow&maintenanceForm=maintenanceForm"
+                + "&jakarta.faces.ViewState=" + ApiCalls.enc(pageState.group(1));
+        HttpResponse<String> clicked = browser.send(HttpRequest.newBuilder(page.uri())
+                .header("Content-Type", "application/x-www-form-urlencoded").header("Faces-Request", "partial/ajax")
+                .POST(HttpRequest.BodyPublishers.ofString(click)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(clicked.statusCode()).isEqualTo(200);
+        Matcher startedRun = Pattern.compile("Retention run (manual:[0-9a-f-]+) started on arquillian-node-1").matcher(clicked.body());
+        assertThat(startedRun.find()).as(clicked.body()).isTrue();
+        JsonObject fromConsole = Await.until(WAIT, "the console's run " + startedRun.group(1) + " to end", () -> {
+            try {
+                for (JsonValue v : json(admin(base, "GET", "api/maintenance/executions?limit=20", null)).asJsonArray()) {
+                    JsonObject run = v.asJsonObject().getJsonObject("run");
+                    if (startedRun.group(1).equals(run.getString("runKey")) && !"running".equals(run.getString("status"))) {
+                        return run;
+                    }
+                }
+                return null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(fromConsole.getString("status")).isEqualTo("completed");
+        assertThat(fromConsole.getString("trigger")).isEqualTo("manual");
+        assertThat(fromConsole.getString("requestedBy")).isEqualTo("admin");
     }
 
     private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");

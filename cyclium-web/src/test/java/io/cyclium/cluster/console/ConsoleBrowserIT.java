@@ -649,17 +649,66 @@ class ConsoleBrowserIT {
         await(d -> !d.findElements(By.id("episode:status")).isEmpty());
     }
 
+    /**
+     * A blocked resource_advisor episode. The demo's load is a random walk, so the test does not wait
+     * for it to cross a limit: it takes batch-worker well under its limit (the monitor clears the
+     * finding), then far over it (the monitor raises it anew, the advisor observes the breach and asks
+     * for approval). The walk moves one resource by at most 25 every 20 s, which keeps 10 under and
+     * 150 over the limit of 85.
+     */
     private String awaitBlockedAdvisor() {
-        long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        // A tick of the walk can race one cycle (it read batch-worker before our write and writes its
+        // own value after it), so a cycle that did not end blocked is tried again.
+        for (int cycle = 1; cycle <= 3; cycle++) {
+            List<String> blocked = blockedAdvisors();
+            if (!blocked.isEmpty()) {
+                return blocked.get(0);
+            }
+            setBatchWorkerUsage(10);
+            within(Duration.ofSeconds(30), () -> !batchWorkerBreached());
+            setBatchWorkerUsage(150);
+            if (within(Duration.ofSeconds(30), this::batchWorkerBreached)
+                    && within(Duration.ofSeconds(60), () -> !blockedAdvisors().isEmpty())) {
+                return blockedAdvisors().get(0);
+            }
+        }
+        throw new AssertionError("no blocked resource_advisor episode after three cycles of batch-worker going to 150 of 85");
+    }
+
+    private boolean batchWorkerBreached() {
+        return node.get("/findings?status=active&class=limit_breach").jsonArray().stream()
+                .anyMatch(v -> "limit_breach:batch-worker".equals(((JsonObject) v).getString("findingKey", "")));
+    }
+
+    private static boolean within(Duration limit, java.util.function.BooleanSupplier condition) {
+        long until = System.nanoTime() + limit.toNanos();
         while (System.nanoTime() < until) {
-            List<String> ids = node.get("/episodes?actor=resource_advisor&status=blocked").jsonArray().stream()
-                    .map(v -> ((JsonObject) v).getString("id")).collect(Collectors.toList());
-            if (!ids.isEmpty()) {
-                return ids.get(0);
+            if (condition.getAsBoolean()) {
+                return true;
             }
             pause();
         }
-        throw new AssertionError("no blocked resource_advisor episode within 120 s (the demo seeds batch-worker over its limit)");
+        return false;
+    }
+
+    private List<String> blockedAdvisors() {
+        return node.get("/episodes?actor=resource_advisor&status=blocked").jsonArray().stream()
+                .map(v -> ((JsonObject) v).getString("id")).collect(Collectors.toList());
+    }
+
+    /** Writes the demo resource's usage as the demo load does and announces it. */
+    private void setBatchWorkerUsage(int usage) {
+        try (java.sql.Connection c = cluster.database().connect();
+                java.sql.PreparedStatement update = c.prepareStatement(
+                        "UPDATE cyclium_demo_resources SET usage_value = ?, version = version + 1 WHERE resource_id = 'batch-worker'")) {
+            update.setInt(1, usage);
+            assertThat(update.executeUpdate()).as("the demo seeded batch-worker").isEqualTo(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        HttpReply posted = node.post("/events", "{\"type\":\"resource.updated\",\"id\":\"test-" + UUID.randomUUID()
+                + "\",\"payload\":{\"resource\":\"batch-worker\",\"usage\":" + usage + "}}");
+        assertThat(posted.status()).as(posted.body()).isEqualTo(202);
     }
 
     private String awaitEpisode(String dedupeKey) {
