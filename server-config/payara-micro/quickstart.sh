@@ -3,6 +3,8 @@
 # waits until the application itself answers, and prints the console URL.
 #   CYCLIUM_PORT (default 8080)   CYCLIUM_HOME (default ./run/quickstart, created)
 #   CYCLIUM_ADMIN_PASSWORD        console password (generated and printed when unset)
+#   CYCLIUM_BIND_ADDRESS          address of every listener (default 127.0.0.1: this machine only)
+#   CYCLIUM_LOG_BYTES             the log rotates at this size, one old file kept (default 10 MB)
 # Stop it with Ctrl-C (SIGTERM to Payara Micro: the node drains its episodes first).
 set -euo pipefail
 
@@ -42,19 +44,31 @@ if [ -z "${CYCLIUM_ADMIN_PASSWORD:-}" ]; then
 fi
 
 log="$home/payara-micro.log"
+log_bytes=${CYCLIUM_LOG_BYTES:-10485760}
+case "$log_bytes" in ''|*[!0-9]*) echo "CYCLIUM_LOG_BYTES=$log_bytes is not a number of bytes" >&2; exit 2;; esac
+export CYCLIUM_BIND_ADDRESS=${CYCLIUM_BIND_ADDRESS:-127.0.0.1}
 : > "$log"
-java -jar "$payara/payara-micro.jar" --nocluster --port "$port" \
+# The console output goes to $log, which rotates to $log.1 at $log_bytes: a runaway loop cannot
+# fill the disk (at most twice the cap). Every line is flushed, so the log can be followed live.
+rotate() {
+  awk -v f="$log" -v cap="$log_bytes" '{ print > f; fflush(f); n += length($0) + 1
+    if (n >= cap) { close(f); system("mv -f \"" f "\" \"" f ".1\""); n = 0 } }'
+}
+# Listeners on $CYCLIUM_BIND_ADDRESS: HTTP and Payara's data grid (6900) through the pre-boot file
+# and hazelcast.socket.bind.any, the embedded H2's AUTO_SERVER port through h2.bindAddress.
+java "-Dh2.bindAddress=$CYCLIUM_BIND_ADDRESS" -Dhazelcast.socket.bind.any=false -jar "$payara/payara-micro.jar" --nocluster --port "$port" \
   --addLibs "$payara/h2.jar" \
+  --prebootcommandfile "$top/server-config/payara-micro/preboot.asadmin" \
   --postbootcommandfile "$top/server-config/payara-micro/postboot-h2.asadmin" \
-  --deploy "$war" >>"$log" 2>&1 &
+  --deploy "$war" > >(rotate) 2>&1 &
 pid=$!
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
 trap 'stop; exit 130' INT TERM
 
 # Payara Micro prints "ready" even when the application failed to deploy: ask the application.
-probe="http://localhost:$port/cyclium/api/health"
-self="http://localhost:$port/cyclium/api/nodes/self"
-echo "Starting Payara Micro (pid $pid, log $log)..."
+probe="http://$CYCLIUM_BIND_ADDRESS:$port/cyclium/api/health"
+self="http://$CYCLIUM_BIND_ADDRESS:$port/cyclium/api/nodes/self"
+echo "Starting Payara Micro (pid $pid, log $log, rotated at $log_bytes bytes)..."
 for _ in $(seq 1 180); do
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "Payara Micro exited during start-up. Last lines of $log:" >&2; tail -40 "$log" >&2; exit 1
@@ -63,9 +77,9 @@ for _ in $(seq 1 180); do
     cat <<MSG
 
 Cyclium is running: node $(curl -fsS -u "admin:$CYCLIUM_ADMIN_PASSWORD" "$self")
-  Console:  http://localhost:$port/cyclium/
+  Console:  http://$CYCLIUM_BIND_ADDRESS:$port/cyclium/
   Log in:   user admin, password $login
-  API:      curl -u admin:... http://localhost:$port/cyclium/api/nodes  (HTTP Basic, same user)
+  API:      curl -u admin:... http://$CYCLIUM_BIND_ADDRESS:$port/cyclium/api/nodes  (HTTP Basic, same user)
   Data:     H2 file database $CYCLIUM_H2_FILE.mv.db
 Press Ctrl-C to stop (the node drains its episodes first).
 MSG

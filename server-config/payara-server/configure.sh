@@ -51,6 +51,12 @@ case "$CYCLIUM_DB" in
 esac
 remote create-jdbc-resource --connectionpoolid=cyclium-pool jdbc/cyclium
 remote ping-connection-pool cyclium-pool
+# The batch runtime's job repository in the Cyclium database too (batch-repository.asadmin): every
+# node's retention executions in one place; Payara creates its tables (executioninstancedata, ...)
+# at the first job. Not on MariaDB: Payara's batch runtime does not support it (see that file).
+if [ "$CYCLIUM_DB" != mariadb ]; then
+  remote multimode --file "$here/batch-repository.asadmin"
+fi
 
 if [ -n "${CYCLIUM_PROPERTIES:-}" ]; then
   [ -f "$CYCLIUM_PROPERTIES" ] || fail "CYCLIUM_PROPERTIES=$CYCLIUM_PROPERTIES is not a file"

@@ -34,4 +34,12 @@ sed -i -e 's/^\(com.sun.enterprise.server.logging.GFFileHandler.rotationLimitInB
 "$asadmin" start-domain --domaindir "$domain_dir" "$domain"
 # The cluster is the database: Payara's own data grid stays off (it would look for other domains).
 remote set-hazelcast-configuration --enabled=false --dynamic=true
+# No JMS: the sed above reaches only default-config's jms-service (server-config's is created at
+# the first start, EMBEDDED), whose broker and proxy listener bind every interface. Off, then a
+# restart so nothing of it starts.
+remote set configs.config.server-config.jms-service.type=DISABLED
+# The EJB timer service's embedded H2 (jdbc/__TimerPool) opens an AUTO_SERVER port, on every
+# interface unless h2.bindAddress says where (an IPv4 address here: create-jvm-options splits on ':').
+remote create-jvm-options "-Dh2.bindAddress=$bind"
+"$asadmin" restart-domain --domaindir "$domain_dir" "$domain"
 echo "Domain $domain running: admin http://$bind:$admin_port, HTTP http://$bind:$http_port"

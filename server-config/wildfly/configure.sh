@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures a stopped WildFly 38 for Cyclium, offline (embedded CLI), in the server base folder:
-# JDBC driver module, datasource java:/jdbc/cyclium, Jakarta Security on the `other` domain,
-# EclipseLink and Cyclium properties, a capped server log.
+# JDBC driver module, datasource java:/jdbc/cyclium, JBeret's JDBC job repository on it
+# (batch-repository.cli), Jakarta Security on the `other` domain, EclipseLink and Cyclium
+# properties, a capped server log.
 #   JBOSS_HOME           the unpacked WildFly (folder with bin/jboss-cli.sh)            required
 #   CYCLIUM_DB           h2 | postgresql | mariadb                                     required
 #   CYCLIUM_DRIVER_JAR   the JDBC driver jar (postgresql, mariadb; H2 is WildFly's own module)
@@ -18,6 +19,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 need CYCLIUM_DB
+# One configure at a time per installation: the driver module is added to $JBOSS_HOME/modules, and
+# two instances configured side by side both found it missing and the second `module add` failed.
+exec 9>"$JBOSS_HOME/.cyclium-configure.lock"
+flock 9
 if [ ! -d "$base" ]; then
   cp -r "$JBOSS_HOME/standalone" "$base"
   rm -rf "$base"/{data,log,tmp,deployments/*.ear*}
@@ -80,6 +85,7 @@ cat > "$script" <<CLI
 embed-server --server-config=standalone.xml --std-out=discard
 $driver
 $datasource
+$(grep -v '^#' "$here/batch-repository.cli")
 # Jakarta Security (the console's form login, the API's Basic) needs the servlet container's own
 # JASPI integration off; without it correct credentials end in ELY01177 (500).
 /subsystem=undertow/application-security-domain=other:write-attribute(name=integrated-jaspi,value=false)

@@ -74,6 +74,23 @@ abstract class FullServer implements AutoCloseable {
     /** Whether the server has MicroProfile Metrics (a {@code /metrics} endpoint). */
     abstract boolean hasMetrics();
 
+    /**
+     * Whether server-config sets the server's batch job repository up in the Cyclium database (the
+     * JBeret tables JOB_INSTANCE, JOB_EXECUTION, ... on WildFly), so every node sees every node's
+     * batch executions.
+     */
+    boolean keepsBatchJobsInTheDatabase() {
+        return completedBatchExecutionSql().isPresent();
+    }
+
+    /**
+     * Where the server keeps its batch jobs in the Cyclium database: a count of the completed
+     * {@code cyclium-retention} executions with the id bound at {@code ?} (1 when it is there).
+     */
+    java.util.Optional<String> completedBatchExecutionSql() {
+        return java.util.Optional.empty();
+    }
+
     /** Whether the drain's summary reaches the server log as a JUL INFO record (not on Micro: see EpisodeDrainer). */
     boolean drainSummaryIsJul() {
         return true;

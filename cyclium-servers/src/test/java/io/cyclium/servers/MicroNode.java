@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * A Payara Micro process with the shipped post-boot file of its database, started the way the
- * README says. Micro has no properties step: the {@code CYCLIUM_PROPERTIES} file becomes
+ * A Payara Micro process with the shipped pre-boot file (HTTP on the bind address), the post-boot
+ * file of its database (H2: the TCP server one), started the way the README says. Micro has no properties step: the {@code CYCLIUM_PROPERTIES} file becomes
  * environment variables ({@code cyclium.a.b-c} → {@code CYCLIUM_A_B_C}, MicroProfile Config's own
  * mapping). Its console output is the log, copied by the test and cut off at 20 MB. Micro cannot
  * redeploy in place: {@link #deploy} restarts the process with the WAR.
@@ -28,6 +28,7 @@ final class MicroNode extends FullServer {
     private final int port;
     private final Path log;
     private Process process;
+    private Thread copier;
     private Path war;
 
     MicroNode(String name, Path dir, Map<String, String> environment) {
@@ -58,8 +59,18 @@ final class MicroNode extends FullServer {
     @Override
     void stop() {
         if (process != null && process.isAlive()) {
-            process.destroy(); // SIGTERM: Micro shuts down and the node drains
+            // SIGTERM: Micro shuts down and the node drains. Through the process handle: Process.destroy()
+            // also closes our end of the output pipe, and the drain's summary, written after the
+            // signal, was lost with it.
+            process.toHandle().destroy();
             process.onExit().orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+            // the process has ended but its last lines (the drain's summary) may still be in the pipe
+            try {
+                copier.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 
@@ -68,9 +79,12 @@ final class MicroNode extends FullServer {
         Path payara = Path.of(System.getProperty("cyclium.payara.micro.dir", "../cyclium-web/target/payara")).toAbsolutePath().normalize();
         String db = env.get("CYCLIUM_DB");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", payara.resolve("payara-micro.jar").toString(), "--nocluster", "--port", String.valueOf(port),
+                "-Xmx512m", "-Dhazelcast.socket.bind.any=false", "-Dh2.bindAddress=" + env.get("CYCLIUM_BIND_ADDRESS"), "-jar", payara.resolve("payara-micro.jar").toString(), "--nocluster",
+                "--port", String.valueOf(port),
                 "--addLibs", Path.of(env.get("CYCLIUM_DRIVER_JAR")).toString(),
-                "--postbootcommandfile", configDir.resolve("payara-micro/postboot-" + db + ".asadmin").toString(),
+                "--prebootcommandfile", configDir.resolve("payara-micro/preboot.asadmin").toString(),
+                // H2 through a TCP server, as on the full servers: an embedded file closes under the drain
+                "--postbootcommandfile", configDir.resolve("payara-micro/postboot-" + (db.equals("h2") ? "h2-server" : db) + ".asadmin").toString(),
                 "--deploy", war.toString()));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().keySet().removeIf(k -> k.startsWith("CYCLIUM_"));
@@ -81,7 +95,7 @@ final class MicroNode extends FullServer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Thread copier = new Thread(() -> copyCapped(process.getInputStream()), "micro-log-" + name);
+        copier = new Thread(() -> copyCapped(process.getInputStream()), "micro-log-" + name);
         copier.setDaemon(true);
         copier.start();
         awaitApp(Duration.ofSeconds(300));

@@ -63,6 +63,15 @@ final class PayaraServer extends FullServer {
     }
 
     @Override
+    java.util.Optional<String> completedBatchExecutionSql() {
+        // configure.sh sets the batch runtime's datasource to jdbc/cyclium, except on MariaDB
+        return "mariadb".equals(env.get("CYCLIUM_DB")) ? java.util.Optional.empty()
+                : java.util.Optional.of("SELECT COUNT(*) FROM executioninstancedata e JOIN jobinstancedata i"
+                        + " ON i.jobinstanceid = e.jobinstanceid WHERE e.jobexecid = ? AND i.name = 'cyclium-retention'"
+                        + " AND e.batchstatus = 'COMPLETED'");
+    }
+
+    @Override
     boolean hasMetrics() {
         return true;
     }

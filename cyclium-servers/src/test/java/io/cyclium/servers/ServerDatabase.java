@@ -23,8 +23,9 @@ import java.util.UUID;
  * JVM on loopback, as the README tells an operator to run it: an embedded H2 registers a JVM
  * shutdown hook that closes the database while the server's own shutdown runs the drain, so the
  * drain's stamps would fail ("database is already closed"); DB_CLOSE_ON_EXIT=FALSE would prevent
- * that but H2 refuses it together with AUTO_SERVER. Payara Micro keeps the embedded file with
- * AUTO_SERVER (its quick start).
+ * that but H2 refuses it together with AUTO_SERVER. The same holds on Payara Micro
+ * ({@code postboot-h2-server.asadmin}); only its quick start keeps an embedded file. The TCP
+ * server listens on 127.0.0.1 only ({@code h2.bindAddress}, set for the test JVM by the build).
  */
 final class ServerDatabase implements AutoCloseable {
 
@@ -44,26 +45,20 @@ final class ServerDatabase implements AutoCloseable {
         this.h2Server = h2Server;
     }
 
-    /** A database for Payara Server or WildFly: H2 behind a TCP server (see the class comment). */
+    /** A fresh database of this kind; H2 behind a TCP server (see the class comment). */
     static ServerDatabase create(Kind kind, Path dir) {
-        return create(kind, dir, true);
-    }
-
-    /** A database for a server of this kind ("micro" keeps an embedded H2 file). */
-    static ServerDatabase create(Kind kind, Path dir, String server) {
-        return create(kind, dir, !server.equals("micro"));
-    }
-
-    private static ServerDatabase create(Kind kind, Path dir, boolean h2OverTcp) {
         return switch (kind) {
             case H2 -> new ServerDatabase(kind, null, dir.toAbsolutePath().resolve("h2/cyclium"),
-                    "h2-" + UUID.randomUUID().toString().substring(0, 8), h2OverTcp ? h2TcpServer() : null);
+                    "h2-" + UUID.randomUUID().toString().substring(0, 8), h2TcpServer());
             case POSTGRESQL -> new ServerDatabase(kind, HarnessDatabase.create(HarnessDatabase.Vendor.POSTGRESQL), null, null, null);
             case MARIADB -> new ServerDatabase(kind, HarnessDatabase.create(HarnessDatabase.Vendor.MARIADB), null, null, null);
         };
     }
 
-    /** H2's TCP server on a free loopback port; -ifNotExists: the server's first connection creates the file. */
+    /**
+     * H2's TCP server on a free loopback port; -ifNotExists: the server's first connection creates
+     * the file. It binds to {@code h2.bindAddress} (127.0.0.1 for the tests), else to every interface.
+     */
     private static org.h2.tools.Server h2TcpServer() {
         try {
             int port;
@@ -86,9 +81,7 @@ final class ServerDatabase implements AutoCloseable {
         env.put("CYCLIUM_DB", kind.name().toLowerCase(Locale.ROOT));
         if (kind == Kind.H2) {
             env.put("CYCLIUM_H2_FILE", h2File.toString());
-            if (h2Server != null) {
-                env.put("CYCLIUM_H2_SERVER", "127.0.0.1:" + h2Server.getPort());
-            }
+            env.put("CYCLIUM_H2_SERVER", "127.0.0.1:" + h2Server.getPort());
             env.put("CYCLIUM_H2_PASSWORD", h2Password);
         } else {
             env.putAll(shared.nodeEnvironment());
@@ -110,10 +103,7 @@ final class ServerDatabase implements AutoCloseable {
         if (kind != Kind.H2) {
             return shared.query(sql, params);
         }
-        // AUTO_SERVER: the server holds the file; this connection goes through its TCP port.
-        String url = h2Server != null
-                ? "jdbc:h2:tcp://127.0.0.1:" + h2Server.getPort() + "/" + h2File
-                : "jdbc:h2:file:" + h2File + ";AUTO_SERVER=TRUE";
+        String url = "jdbc:h2:tcp://127.0.0.1:" + h2Server.getPort() + "/" + h2File;
         try (Connection c = DriverManager.getConnection(url, "sa", h2Password);
              PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
@@ -151,6 +141,6 @@ final class ServerDatabase implements AutoCloseable {
 
     @Override
     public String toString() {
-        return kind == Kind.H2 ? (h2Server != null ? "H2 TCP server " + h2Server.getURL() + " file " : "H2 file ") + h2File : shared.toString();
+        return kind == Kind.H2 ? "H2 TCP server " + h2Server.getURL() + " file " + h2File : shared.toString();
     }
 }

@@ -62,6 +62,15 @@ final class WildFlyServer extends FullServer {
     }
 
     @Override
+    java.util.Optional<String> completedBatchExecutionSql() {
+        // configure.sh applies batch-repository.cli: JBeret's JDBC repository (unquoted DDL: upper
+        // case on H2 and MariaDB, lower case on PostgreSQL)
+        return java.util.Optional.of("SELECT COUNT(*) FROM JOB_EXECUTION e JOIN JOB_INSTANCE i"
+                + " ON i.JOBINSTANCEID = e.JOBINSTANCEID WHERE e.JOBEXECUTIONID = ? AND i.JOBNAME = 'cyclium-retention'"
+                + " AND e.BATCHSTATUS = 'COMPLETED'");
+    }
+
+    @Override
     boolean hasMetrics() {
         return false;
     }
