@@ -221,10 +221,15 @@ class EarSmokeIT {
         return executionId;
     }
 
-    /** Posts a resource.updated event; the demo monitor's episode for it ends done. Returns its dedupe key. */
+    /**
+     * Posts a resource.updated event; the demo monitor's episode for it ends done. Returns its dedupe
+     * key. The resource is the test's own: the monitor debounces per resource (1 s, trailing edge),
+     * so an event for one of the demo load's resources (it publishes one every 20 s) could be
+     * replaced by the demo's own event within the window, and its key would never get an episode.
+     */
     static String eventEpisodeIsDone(FullServer server, ServerDatabase db, String id) {
         HttpResponse<String> r = server.post("api/events",
-                "{\"type\":\"resource.updated\",\"id\":\"" + id + "\",\"payload\":{\"resource\":\"cache\"}}");
+                "{\"type\":\"resource.updated\",\"id\":\"" + id + "\",\"payload\":{\"resource\":\"smoke-" + id + "\"}}");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
         Matcher m = DEDUPE_KEY.matcher(r.body());
         assertThat(m.find()).as("a matched expectation in " + r.body()).isTrue();

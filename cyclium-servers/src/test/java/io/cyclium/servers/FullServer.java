@@ -285,16 +285,20 @@ abstract class FullServer implements AutoCloseable {
         }
     }
 
-    /** Bases handed out in this JVM: two servers set up side by side must not pick the same one. */
-    private static final java.util.Set<Integer> GIVEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * Ports handed out in this JVM: servers set up side by side (TwoNodesIT's pair, EarSmokeIT's
+     * concurrent cells) must not pick the same port before either has bound it — across kinds too,
+     * where one server's block overlaps another kind's (a Micro port inside a Payara block).
+     */
+    private static final java.util.Set<Integer> GIVEN = new java.util.HashSet<>();
 
     /**
      * A block of ports free now: {@code base + offset} for every offset is unbound on 127.0.0.1,
-     * and no other server of this JVM got the same base. Callers keep every port below 32768:
+     * and none of them was handed to another server of this JVM. Callers keep every port below 32768:
      * above it Linux hands out ephemeral ports, and one taken between this check and the server's
      * bind failed a WildFly start (BindException on its management port).
      */
-    static int freeBlock(int from, int to, int step, int... offsets) {
+    static synchronized int freeBlock(int from, int to, int step, int... offsets) {
         List<Integer> bases = new ArrayList<>();
         for (int b = from; b < to; b += step) {
             bases.add(b);
@@ -303,6 +307,10 @@ abstract class FullServer implements AutoCloseable {
         for (int base : bases) {
             boolean free = true;
             for (int o : offsets) {
+                if (GIVEN.contains(base + o)) {
+                    free = false;
+                    break;
+                }
                 try (ServerSocket s = new ServerSocket(base + o, 1, InetAddress.getByName(BIND))) {
                     s.setReuseAddress(true);
                 } catch (IOException taken) {
@@ -310,7 +318,10 @@ abstract class FullServer implements AutoCloseable {
                     break;
                 }
             }
-            if (free && GIVEN.add(base)) {
+            if (free) {
+                for (int o : offsets) {
+                    GIVEN.add(base + o);
+                }
                 return base;
             }
         }

@@ -190,9 +190,28 @@ class RetentionClusterIT {
     private static String today(HarnessDatabase db) {
         String sql = db.vendor() == HarnessDatabase.Vendor.POSTGRESQL ? "SELECT CAST(clock_timestamp() AT TIME ZONE 'UTC' AS DATE) AS d"
                 : "SELECT UTC_DATE() AS d";
-        LocalTime now = LocalTime.now(ZoneOffset.UTC);
-        assertThat(now).as("the run would cross midnight UTC (its key is the date)").isBefore(LocalTime.of(23, 45));
+        waitOutMidnight();
         return db.query(sql).get(0).get("d").toString();
+    }
+
+    /**
+     * The day's run is keyed by the UTC date, so a run that crosses midnight would meet the next
+     * day's run. A test starting in the last ten minutes of a UTC day (one run in 144) waits for the
+     * new day instead of failing: a run here takes one to two minutes.
+     */
+    private static void waitOutMidnight() {
+        LocalTime now = LocalTime.now(ZoneOffset.UTC);
+        if (!now.isBefore(LocalTime.of(23, 50))) {
+            long waitMs = Duration.between(now, LocalTime.MAX).toMillis() + 2_000;
+            System.out.printf(Locale.ROOT, "[retention cluster] %s UTC: waiting %.0f s for the next UTC day (the run key is the date)%n",
+                    now, waitMs / 1000.0);
+            try {
+                Thread.sleep(waitMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     /** A live claim on the day's key, leased for an hour by an owner that is no node: every tick finds it busy. */
