@@ -8,6 +8,7 @@
 #   CYCLIUM_DOMAIN_DIR   folder holding domains (default $PAYARA_HOME/glassfish/domains)
 #   CYCLIUM_PORT_BASE    port base (default 8000: HTTP 8080, admin 8048, HTTPS 8081, ...)
 #   CYCLIUM_BIND_ADDRESS address of every listener (default 127.0.0.1)
+#   CYCLIUM_JVM_OPTIONS  extra JVM options of the domain, space-separated (e.g. "-Xmx2g")
 # MicroProfile Config reads CYCLIUM_* environment variables of the shell that runs this script
 # (start-domain passes its environment on): export secrets such as CYCLIUM_ADMIN_PASSWORD here.
 set -euo pipefail
@@ -41,5 +42,9 @@ remote set configs.config.server-config.jms-service.type=DISABLED
 # The EJB timer service's embedded H2 (jdbc/__TimerPool) opens an AUTO_SERVER port, on every
 # interface unless h2.bindAddress says where (an IPv4 address here: create-jvm-options splits on ':').
 remote create-jvm-options "-Dh2.bindAddress=$bind"
+# create-jvm-options splits its operand on ':' (-XX:... must be written -XX\:...)
+for option in ${CYCLIUM_JVM_OPTIONS:-}; do
+  remote create-jvm-options "$(printf '%s' "$option" | sed 's/:/\\:/g')"
+done
 "$asadmin" restart-domain --domaindir "$domain_dir" "$domain"
 echo "Domain $domain running: admin http://$bind:$admin_port, HTTP http://$bind:$http_port"

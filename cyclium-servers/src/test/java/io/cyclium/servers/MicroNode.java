@@ -79,7 +79,7 @@ final class MicroNode extends FullServer {
         Path payara = Path.of(System.getProperty("cyclium.payara.micro.dir", "../cyclium-web/target/payara")).toAbsolutePath().normalize();
         String db = env.get("CYCLIUM_DB");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-Dhazelcast.socket.bind.any=false", "-Dh2.bindAddress=" + env.get("CYCLIUM_BIND_ADDRESS"), "-jar", payara.resolve("payara-micro.jar").toString(), "--nocluster",
+                "-Xmx512m", FullServer.C1_ONLY, "-Dhazelcast.socket.bind.any=false", "-Dh2.bindAddress=" + env.get("CYCLIUM_BIND_ADDRESS"), "-jar", payara.resolve("payara-micro.jar").toString(), "--nocluster",
                 "--port", String.valueOf(port),
                 "--addLibs", Path.of(env.get("CYCLIUM_DRIVER_JAR")).toString(),
                 "--prebootcommandfile", configDir.resolve("payara-micro/preboot.asadmin").toString(),

@@ -18,6 +18,8 @@ final class PayaraServer extends FullServer {
         env.put("CYCLIUM_DOMAIN", "cyclium");
         env.put("CYCLIUM_DOMAIN_DIR", dir.resolve("domains").toAbsolutePath().toString());
         env.put("CYCLIUM_PORT_BASE", String.valueOf(portBase));
+        env.put("CYCLIUM_JVM_OPTIONS", C1_ONLY);
+        env.put("AS_EXTRA_JAVA_OPTS", C1_ONLY);
     }
 
     @Override

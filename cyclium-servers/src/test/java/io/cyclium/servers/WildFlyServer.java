@@ -17,6 +17,8 @@ final class WildFlyServer extends FullServer {
         env.put("JBOSS_HOME", home.toString());
         env.put("CYCLIUM_BASE_DIR", dir.resolve("standalone").toAbsolutePath().toString());
         env.put("CYCLIUM_PORT_OFFSET", String.valueOf(offset));
+        // standalone.sh puts it before the options standalone.conf sets (JAVA_OPTS would replace them)
+        env.put("PREPEND_JAVA_OPTS", C1_ONLY);
     }
 
     @Override
