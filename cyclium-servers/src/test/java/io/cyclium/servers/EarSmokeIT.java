@@ -164,9 +164,12 @@ class EarSmokeIT {
             drainAndRecover(server, db, cell);
             step(cell, "drain on stop and recovery at the next start", begin);
 
-            server.deploy(ear);
+            // Micro has no redeploy in place (a stop and a start with the WAR: the drain step did that)
+            if (server.redeploysInPlace()) {
+                server.deploy(ear);
+            }
             eventEpisodeIsDone(server, db, "smoke-2");
-            step(cell, "redeployed, an event's episode done again", begin);
+            step(cell, (server.redeploysInPlace() ? "redeployed" : "restarted") + ", an event's episode done again", begin);
             server.stop();
             step(cell, "stopped", begin);
         }

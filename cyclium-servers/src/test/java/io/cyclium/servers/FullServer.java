@@ -98,6 +98,14 @@ abstract class FullServer implements AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Whether {@link #deploy} replaces the application in the running server. Payara Micro cannot:
+     * its "redeploy" is a stop and a start with the archive, which the drain step already does.
+     */
+    boolean redeploysInPlace() {
+        return true;
+    }
+
     /** Whether the drain's summary reaches the server log as a JUL INFO record (not on Micro: see EpisodeDrainer). */
     boolean drainSummaryIsJul() {
         return true;

@@ -139,6 +139,11 @@ final class MicroNode extends FullServer {
     }
 
     @Override
+    boolean redeploysInPlace() {
+        return false;
+    }
+
+    @Override
     boolean drainSummaryIsJul() {
         return false;
     }

@@ -48,9 +48,6 @@ import java.util.UUID;
  */
 public final class ClusterHarness implements AutoCloseable {
 
-    /** The JIT option of test-started JVMs: C1 only (see {@link Builder#fullJit()}). */
-    public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
-
     /** Short timings so failover scenarios take seconds; a node's own map may override each. */
     public static final Map<String, String> DEFAULT_TIMINGS = Map.of(
             "CYCLIUM_WORK_CLAIMS_LEASE_SECONDS", "6",
@@ -291,12 +288,6 @@ public final class ClusterHarness implements AutoCloseable {
         private final Map<String, String> common = new HashMap<>();
         private final Map<String, Map<String, String>> nodeEnv = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m"));
-        /**
-         * Test nodes compile with C1 only: a Payara Micro boot costs ≈ 24 s of CPU instead of ≈ 45 s
-         * (C2 compiles code a short-lived node never runs hot), which on two cores is most of the
-         * suite's time. Benchmarks turn it off ({@link #fullJit()}): they measure steady state.
-         */
-        private boolean c1Only = true;
         private Path customWar;
         private int port;
         private final List<Path> extraPostBoot = new ArrayList<>();
@@ -339,13 +330,7 @@ public final class ClusterHarness implements AutoCloseable {
             return this;
         }
 
-        /** Nodes with the JVM's default tiered compilation (C1 then C2), as in production: for benchmarks. */
-        public Builder fullJit() {
-            this.c1Only = false;
-            return this;
-        }
-
-        /** An extra JVM option for every node (the defaults are {@code -Xmx512m} and C1 only, see {@link #fullJit()}). */
+        /** An extra JVM option for every node (the default is only {@code -Xmx512m}). */
         public Builder jvmOption(String option) {
             jvmOptions.add(option);
             return this;
@@ -417,9 +402,6 @@ public final class ClusterHarness implements AutoCloseable {
                     List<String> command = new ArrayList<>();
                     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
                     command.addAll(jvmOptions);
-                    if (c1Only) {
-                        command.add(C1_ONLY);
-                    }
                     command.addAll(List.of("-jar", micro.toString(), "--nocluster", "--port", String.valueOf(port),
                             "--addLibs", driver.toString(), "--postbootcommandfile", postBoot.toString(),
                             "--deploy", war.toString()));
