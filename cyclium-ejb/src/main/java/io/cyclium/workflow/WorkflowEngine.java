@@ -2,6 +2,7 @@ package io.cyclium.workflow;
 
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.problem.Problem;
+import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.json.Json;
@@ -452,9 +453,11 @@ public final class WorkflowEngine {
         for (StepRow s : due) {
             // claimed only while the instance runs, in one transaction with holding its row: a
             // cancel between the read above and this claim leaves the retry unstarted
-            int won = tx.inNewTransaction(em -> store.holdRunning(em, s.instanceId()) == 0 ? 0
+            // A deadlock victim (MariaDB, racing an operator's retry of the same step) runs again:
+            // the work re-reads the instance and the step's state, so a second run decides anew.
+            int won = DeadlockRetry.inNewTransaction(tx, em -> store.holdRunning(em, s.instanceId()) == 0 ? 0
                     : store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), now,
-                            "retry due " + s.nextAttemptAt(), now));
+                            "retry due " + s.nextAttemptAt(), now), attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again"));
             if (won == 1) {
                 started++;
                 telemetry.count("workflow_step_retried", "step", s.stepId());
@@ -583,8 +586,9 @@ public final class WorkflowEngine {
         }
         // the instance row first, as the retry timer's claim takes it (see WorkflowStore#holdInFlight);
         // a cancel since the check above also makes this 0
-        if (tx.inNewTransaction(em -> store.holdInFlight(em, instanceId) == 0 ? 0
-                : store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null, "retried by " + by, now())) == 0) {
+        if (DeadlockRetry.inNewTransaction(tx, em -> store.holdInFlight(em, instanceId) == 0 ? 0
+                : store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null, "retried by " + by, now()),
+                attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again")) == 0) {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
         telemetry.count("workflow_step_retried", "step", stepId);
