@@ -80,13 +80,22 @@ public final class ClusterHarness implements AutoCloseable {
      */
     public static Path productWarWith(String name, Class<?>... packagesOf) {
         java.io.File product = new java.io.File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
-        java.io.File out = new java.io.File("target/cluster/" + name);
-        out.getParentFile().mkdirs();
-        org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
-                .importFrom(product).as(org.jboss.shrinkwrap.api.spec.WebArchive.class)
-                .addPackages(false, java.util.Arrays.stream(packagesOf).map(Class::getPackage).toArray(Package[]::new))
-                .as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(out, true);
-        return out.toPath();
+        Path out = Path.of("target/cluster/" + name).toAbsolutePath();
+        try {
+            Files.createDirectories(out.getParent());
+            // The cluster tests run in two JVMs at once (failsafe forkCount) and several classes
+            // deploy the same WAR: write it beside the target and rename it into place, so a node
+            // of the other JVM that is reading the previous copy keeps reading a whole file.
+            Path partial = Files.createTempFile(out.getParent(), name, ".partial");
+            org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
+                    .importFrom(product).as(org.jboss.shrinkwrap.api.spec.WebArchive.class)
+                    .addPackages(false, java.util.Arrays.stream(packagesOf).map(Class::getPackage).toArray(Package[]::new))
+                    .as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(partial.toFile(), true);
+            Files.move(partial, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write " + out, e);
+        }
+        return out;
     }
 
     public static Builder on(HarnessDatabase.Vendor vendor) {
