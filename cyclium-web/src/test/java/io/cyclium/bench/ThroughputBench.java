@@ -103,7 +103,7 @@ public final class ThroughputBench {
     }
 
     private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
-        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war);
+        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit();
         TIMINGS.forEach(b::env);
         // e.g. -Dbench.node-jvm-options="-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile"
         for (String option : System.getProperty("bench.node-jvm-options", "").trim().split("\\s+")) {

@@ -74,7 +74,7 @@ public final class WorkflowBench {
     }
 
     private static void oneRound(OwnPostgres pg, Path war, int round, Map<String, List<Double>> figures) throws Exception {
-        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).node("wf-a");
+        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit().node("wf-a");
         ThroughputBench.TIMINGS.forEach(b::env); // production timings, not the harness's failover ones
         try (ClusterHarness cluster = b.start()) {
             ClusterNode node = cluster.node("wf-a");

@@ -58,8 +58,7 @@ class ChaosIT {
             server = PrivateDatabaseServer.start(vendor(), ClusterHarness.Builder.clusterRoot().resolve("chaos-db"));
             try {
                 ClusterHarness.Builder b = ClusterHarness.on(vendor(), server.port())
-                        .war(ClusterFailoverIT.warWithClusterActor())
-                        .jvmOption("-XX:TieredStopAtLevel=1");
+                        .war(ClusterFailoverIT.warWithClusterActor());
                 for (int i = 1; i <= nodes(); i++) {
                     b.node("node-" + i);
                 }

@@ -30,7 +30,6 @@ class ReplacedClaimsIT {
     void start() throws Exception {
         cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL)
                 .war(ClusterHarness.productWarWith("cyclium-replaced-claims-it.war", ClusterActor.class, JournaledWorkClaims.class))
-                .jvmOption("-XX:TieredStopAtLevel=1")
                 .node("node-a")
                 .start();
         try (Connection c = cluster.database().connect()) {

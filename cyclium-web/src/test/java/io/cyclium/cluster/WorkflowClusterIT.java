@@ -57,7 +57,6 @@ class WorkflowClusterIT {
                     .war(ClusterFailoverIT.warWithClusterActor())
                     .env("CYCLIUM_TRIGGER_POLL_INTERVAL_MS", "300")
                     .env("CYCLIUM_TRIGGER_POLL_BATCH_SIZE", "50")
-                    .jvmOption("-XX:TieredStopAtLevel=1")
                     .node("node-t", Map.of("CYCLIUM_MODE", "trigger_only"))
                     .node("node-a")
                     .node("node-b")

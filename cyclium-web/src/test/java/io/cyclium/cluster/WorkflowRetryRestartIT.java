@@ -26,8 +26,7 @@ class WorkflowRetryRestartIT {
 
     @BeforeAll
     void start() {
-        cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL).war(ClusterFailoverIT.warWithClusterActor())
-                .jvmOption("-XX:TieredStopAtLevel=1").node("node-a").start();
+        cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL).war(ClusterFailoverIT.warWithClusterActor()).node("node-a").start();
     }
 
     @AfterAll

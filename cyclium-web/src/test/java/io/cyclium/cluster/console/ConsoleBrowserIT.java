@@ -69,7 +69,6 @@ class ConsoleBrowserIT {
                 .war(ClusterHarness.productWarWith("cyclium-console-it.war", ClusterActor.class))
                 .env("CYCLIUM_DEMO_ENABLED", "true")
                 .env("CYCLIUM_VIEWER_PASSWORD", VIEWER_PASSWORD)
-                .jvmOption("-XX:TieredStopAtLevel=1")
                 .node("console-1")
                 .start();
         node = cluster.node("console-1");
