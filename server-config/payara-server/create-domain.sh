@@ -32,19 +32,28 @@ props="$root/config/logging.properties"
 sed -i -e 's/^\(com.sun.enterprise.server.logging.GFFileHandler.rotationLimitInBytes\)=.*/\1=10000000/' \
        -e 's/^\(com.sun.enterprise.server.logging.GFFileHandler.maxHistoryFiles\)=.*/\1=5/' "$props"
 
-"$asadmin" start-domain --domaindir "$domain_dir" "$domain"
-# The cluster is the database: Payara's own data grid stays off (it would look for other domains).
-remote set-hazelcast-configuration --enabled=false --dynamic=true
-# No JMS: the sed above reaches only default-config's jms-service (server-config's is created at
-# the first start, EMBEDDED), whose broker and proxy listener bind every interface. Off, then a
-# restart so nothing of it starts.
-remote set configs.config.server-config.jms-service.type=DISABLED
-# The EJB timer service's embedded H2 (jdbc/__TimerPool) opens an AUTO_SERVER port, on every
-# interface unless h2.bindAddress says where (an IPv4 address here: create-jvm-options splits on ':').
-remote create-jvm-options "-Dh2.bindAddress=$bind"
-# create-jvm-options splits its operand on ':' (-XX:... must be written -XX\:...)
+# Written into domain.xml before the first start, so the domain starts once, as configured (each
+# of these used to be an asadmin call on the running domain and then a restart):
+# - The cluster is the database: Payara's own data grid stays off (it would look for other
+#   domains): what `set-hazelcast-configuration --enabled=false` writes.
+# - No JMS: the sed above reaches only default-config's jms-service; server-config has none, and
+#   the first start would create one, EMBEDDED, whose broker and proxy listener bind every
+#   interface. A DISABLED one is there before that start.
+# - The EJB timer service's embedded H2 (jdbc/__TimerPool) opens an AUTO_SERVER port, on every
+#   interface unless h2.bindAddress says where; then CYCLIUM_JVM_OPTIONS, one element each.
+xml_escape() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
+jvm_options="<jvm-options>-Dh2.bindAddress=$(xml_escape "$bind")</jvm-options>"
 for option in ${CYCLIUM_JVM_OPTIONS:-}; do
-  remote create-jvm-options "$(printf '%s' "$option" | sed 's/:/\\:/g')"
+  jvm_options="$jvm_options<jvm-options>$(xml_escape "$option")</jvm-options>"
 done
-"$asadmin" restart-domain --domaindir "$domain_dir" "$domain"
+# (the first match of each pattern is in server-config, which comes before default-config)
+sed -i -e '0,/<hazelcast-config-specific-configuration>/s//<hazelcast-config-specific-configuration enabled="false">/' \
+       -e '0,/<diagnostic-service/s//<jms-service default-jms-host="default_JMS_host" type="DISABLED"><jms-host port="${JMS_PROVIDER_PORT}" name="default_JMS_host" host="localhost"><\/jms-host><\/jms-service>\n&/' \
+       -e "0,/<jvm-options>-server<\/jvm-options>/s//&$(printf '%s' "$jvm_options" | sed -e 's/[\/&]/\\&/g')/" "$root/config/domain.xml"
+for expected in '<hazelcast-config-specific-configuration enabled="false">' '<jms-service default-jms-host="default_JMS_host" type="DISABLED">' \
+                "<jvm-options>-Dh2.bindAddress="; do
+  grep -qF -- "$expected" "$root/config/domain.xml" || fail "$root/config/domain.xml: could not write $expected (a Payara Server of another layout?)"
+done
+
+"$asadmin" start-domain --domaindir "$domain_dir" "$domain"
 echo "Domain $domain running: admin http://$bind:$admin_port, HTTP http://$bind:$http_port"
