@@ -19,6 +19,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -81,9 +82,9 @@ public final class ThroughputBench {
                 // odd rounds run the builds in the order given, even rounds the other way round: the
                 // second build of a round meets the first one's leftovers on the shared PostgreSQL
                 // (autovacuum of its tables, checkpoints), so each build takes both places
-                List<Map.Entry<String, Path>> order = new java.util.ArrayList<>(wars.entrySet());
+                List<Map.Entry<String, Path>> order = new ArrayList<>(wars.entrySet());
                 if (round % 2 == 0) {
-                    java.util.Collections.reverse(order);
+                    Collections.reverse(order);
                 }
                 for (Map.Entry<String, Path> war : order) {
                     String label = wars.size() > 1 ? war.getKey() + ": " : "";
