@@ -57,6 +57,25 @@ class ClusterDedupeIT {
                     .start();
         }
 
+        /** The done episode with this key; on a timeout, what the database and the nodes' logs hold for it. */
+        JsonObject awaitDone(String key) {
+            try {
+                return Await.until(WAIT, "the episode for " + key + " to be done", () ->
+                        withKey(cluster.node("node-b"), key).stream().filter(e -> "done".equals(e.getString("status")))
+                                .findFirst().orElse(null));
+            } catch (AssertionError timedOut) {
+                StringBuilder seen = new StringBuilder(timedOut.getMessage()).append("\nRows with that key: ")
+                        .append(cluster.database().query("SELECT id, status, phase, run_node, attempts, error_class,"
+                                + " error_detail, started_at, finished_at FROM cyclium_episodes WHERE dedupe_key = ?", key));
+                for (ClusterNode node : cluster.nodes()) {
+                    seen.append("\n").append(node.name()).append(" logged about it or went wrong:\n");
+                    node.logOfThisStart().lines().filter(l -> l.contains(key) || l.contains("WARNING") || l.contains("SEVERE"))
+                            .limit(40).forEach(l -> seen.append(l).append('\n'));
+                }
+                throw new AssertionError(seen.toString(), timedOut);
+            }
+        }
+
         @Test
         void a_node_without_a_configured_password_prints_a_generated_one_that_logs_in_and_nothing_else_does() {
             ClusterNode b = cluster.node("node-b");
@@ -79,18 +98,17 @@ class ClusterDedupeIT {
 
         @Test
         void one_event_posted_to_both_nodes_at_once_makes_one_episode_that_completes() {
-            // "cache" is a demo resource: a demo tick on it within a node's 1 s debounce window would
-            // replace our event on that node (the other node still fires it; both at once is ~1 in 6400)
-            String body = event("same-" + UUID.randomUUID(), "cache");
+            // A resource of its own: the demo load ticks on the demo resources, and a tick on ours
+            // within a node's 1 s debounce window would replace our event on that node.
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            String body = event("same-" + run, "res-same-" + run);
             List<HttpReply> replies = postAtOnce(cluster.nodes(), "/events", body);
             Instant posted = Instant.now();
             List<String> keys = replies.stream().map(ClusterDedupeIT::dedupeKey).toList();
             assertThat(keys).as("both nodes compute the same dedupe key").hasSize(2).containsOnly(keys.get(0));
             String key = keys.get(0);
 
-            JsonObject episode = Await.until(WAIT, "the episode for " + key + " to be done", () ->
-                    withKey(cluster.node("node-b"), key).stream().filter(e -> "done".equals(e.getString("status")))
-                            .findFirst().orElse(null));
+            JsonObject episode = awaitDone(key);
             assertThat(text(episode, "runNode")).isIn("node-a", "node-b");
 
             // Both nodes try the insert after their debounce (1 s) and jitter (<= 200 ms); by now the
