@@ -2,6 +2,7 @@ package io.cyclium.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cyclium.cluster.ListeningSockets;
 import io.cyclium.servers.ServerDatabase.Kind;
 import java.net.URI;
 import java.net.http.HttpResponse;

@@ -63,6 +63,8 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** The JIT option of test nodes: C1 only (see {@link Builder#fullJit()}). */
     public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+    /** The only address a test node listens on. */
+    static final String LOOPBACK = "127.0.0.1";
 
     private final String run;
     private final HarnessDatabase database;
@@ -247,6 +249,7 @@ public final class ClusterHarness implements AutoCloseable {
             for (ClusterNode node : List.copyOf(waiting)) {
                 if (node.checkReady()) {
                     waiting.remove(node);
+                    listensOnlyOnLoopback(node);
                     log(node.name() + " ready in " + seconds(node.lastBoot()) + " s (pid " + node.pid() + ", port "
                             + node.port() + ")");
                 }
@@ -260,6 +263,16 @@ public final class ClusterHarness implements AutoCloseable {
                         + BOOT_TIMEOUT.toSeconds() + " s (last probe: " + late.lastProbe() + "). " + late.tail());
             }
             sleep(250);
+        }
+    }
+
+    /** Tests use loopback only: a node listening on any other address fails its boot. */
+    private static void listensOnlyOnLoopback(ClusterNode node) {
+        List<String> listening = ListeningSockets.of(node.pid());
+        List<String> elsewhere = listening.stream().filter(a -> !ListeningSockets.on(a, LOOPBACK)).toList();
+        if (listening.isEmpty() || !elsewhere.isEmpty()) {
+            throw new IllegalStateException(node.name() + " listens on " + listening + ": every socket must be on " + LOOPBACK
+                    + " (" + elsewhere + " is not). " + node.tail());
         }
     }
 
@@ -375,9 +388,10 @@ public final class ClusterHarness implements AutoCloseable {
             Path war = customWar != null ? customWar : existing("cyclium.micro.war", "target/cyclium-web-micro.war");
             Path payara = existing("cyclium.payara.dir", "target/payara");
             Path postBoot = existing("cyclium.config.dir", "../server-config").resolve("payara-micro").resolve(vendor.postBootFile());
+            Path preBoot = postBoot.resolveSibling("preboot.asadmin");
             Path micro = payara.resolve("payara-micro.jar");
             Path driver = payara.resolve(vendor.driverJar());
-            for (Path p : List.of(postBoot, micro, driver)) {
+            for (Path p : List.of(preBoot, postBoot, micro, driver)) {
                 if (!Files.isRegularFile(p)) {
                     throw new IllegalStateException("missing " + p.toAbsolutePath() + " (run mvn package first)");
                 }
@@ -421,10 +435,15 @@ public final class ClusterHarness implements AutoCloseable {
                     if (c1Only) {
                         command.add(C1_ONLY);
                     }
-                    command.addAll(List.of("-jar", micro.toString(), "--nocluster", "--port", String.valueOf(port),
-                            "--addLibs", driver.toString(), "--postbootcommandfile", postBoot.toString(),
-                            "--deploy", war.toString()));
+                    // Every listener on loopback, as the shipped pre-boot file and quickstart.sh do it: the
+                    // HTTP listener and Payara's data grid (without these it took the wildcard address
+                    // and the grid the machine's first interface), Micro's embedded H2 if it opens one.
+                    command.addAll(List.of("-Dhazelcast.socket.bind.any=false", "-Dh2.bindAddress=" + LOOPBACK,
+                            "-jar", micro.toString(), "--nocluster", "--port", String.valueOf(port),
+                            "--addLibs", driver.toString(), "--prebootcommandfile", preBoot.toString(),
+                            "--postbootcommandfile", postBoot.toString(), "--deploy", war.toString()));
                     Map<String, String> env = new HashMap<>(DEFAULT_TIMINGS);
+                    env.put("CYCLIUM_BIND_ADDRESS", LOOPBACK);
                     env.putAll(cluster.database.nodeEnvironment());
                     env.put("CYCLIUM_NODE_IDENTITY", name);
                     env.putAll(common);
@@ -461,7 +480,7 @@ public final class ClusterHarness implements AutoCloseable {
         /** A port free right now and not yet given to another node; Micro binds it a moment later. */
         private static int freePort(Set<Integer> taken) {
             while (true) {
-                try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("0.0.0.0"))) {
+                try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
                     if (taken.add(s.getLocalPort())) {
                         return s.getLocalPort();
                     }

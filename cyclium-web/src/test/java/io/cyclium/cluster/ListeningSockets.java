@@ -1,4 +1,4 @@
-package io.cyclium.servers;
+package io.cyclium.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,9 +11,10 @@ import java.util.regex.Pattern;
 /**
  * The TCP sockets a process listens on, as {@code ss -ltnp} (iproute2) reports them: the kernel's
  * view, so a listener the server opened on its own (a data grid, an embedded database's port)
- * shows up whether or not any configuration mentions it.
+ * shows up whether or not any configuration mentions it. Used by the cluster harness and the server
+ * smoke tests.
  */
-final class ListeningSockets {
+public final class ListeningSockets {
 
     /** {@code LISTEN 0 4096 [::ffff:127.0.0.1]:8080 *:* users:(("java",pid=123,fd=4))}: the local address. */
     private static final Pattern LINE = Pattern.compile("^LISTEN\\s+\\d+\\s+\\d+\\s+(\\S+)\\s+\\S+\\s+users:(.*)$");
@@ -22,7 +23,7 @@ final class ListeningSockets {
     }
 
     /** Local addresses ({@code host:port}) of every TCP socket process {@code pid} listens on. */
-    static List<String> of(long pid) {
+    public static List<String> of(long pid) {
         try {
             Process ss = new ProcessBuilder("ss", "-Hltnp").redirectErrorStream(true).start();
             String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -41,7 +42,7 @@ final class ListeningSockets {
     }
 
     /** Whether a local address from {@link #of} is on {@code address} (IPv4, or IPv4 mapped into IPv6). */
-    static boolean on(String local, String address) {
+    public static boolean on(String local, String address) {
         return local.startsWith(address + ":") || local.startsWith("[::ffff:" + address + "]:");
     }
 }
