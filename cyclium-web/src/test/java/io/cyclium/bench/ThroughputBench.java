@@ -50,6 +50,10 @@ public final class ThroughputBench {
     private static final int EVENTS = Integer.getInteger("bench.events", 20_000);
     private static final int WARMUP = Integer.getInteger("bench.warmup", 5_000);
     private static final int HTTP_EVENTS = Integer.getInteger("bench.http-events", 10_000);
+    /** POSTs before the HTTP measurement: the request path (Grizzly, Jersey, security) gets compiled first too. */
+    private static final int HTTP_WARMUP = Integer.getInteger("bench.http-warmup", 3_000);
+    /** Events per POST of the batch scenario (a JSON array, stored in one transaction); 0 leaves it out. */
+    private static final int HTTP_BATCH = Integer.getInteger("bench.http-batch", 100);
     private static final long CLOCK_TICKS = 100; // USER_HZ on Linux
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -113,6 +117,13 @@ public final class ThroughputBench {
     private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit();
         TIMINGS.forEach(b::env);
+        // e.g. -Dbench.node-env=CYCLIUM_EPISODE_GROUP_COMMIT_WRITERS=1,CYCLIUM_EPISODE_EXECUTOR_THREADS=8
+        for (String pair : System.getProperty("bench.node-env", "").trim().split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                b.env(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
         // e.g. -Dbench.node-jvm-options="-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile"
         for (String option : System.getProperty("bench.node-jvm-options", "").trim().split("\\s+")) {
             if (!option.isEmpty()) {
@@ -138,11 +149,25 @@ public final class ThroughputBench {
             awaitDone(pg, db, WARMUP + EVENTS);
             m.end(EVENTS, label + "one node, CDI", figures);
 
+            postEvents(a, HTTP_WARMUP, "http-warm" + round, 8);
+            awaitDone(pg, db, WARMUP + EVENTS + HTTP_WARMUP);
             m = Measure.begin(pg, db, List.of(a));
             postEvents(a, HTTP_EVENTS, "http" + round, 8);
-            awaitDone(pg, db, WARMUP + EVENTS + HTTP_EVENTS);
+            awaitDone(pg, db, WARMUP + EVENTS + HTTP_WARMUP + HTTP_EVENTS);
             m.end(HTTP_EVENTS, label + "one node, POST /events (8 clients)", figures);
-            checkNoDuplicates(pg, db, WARMUP + EVENTS + HTTP_EVENTS);
+            long total = WARMUP + EVENTS + HTTP_WARMUP + HTTP_EVENTS;
+            if (HTTP_BATCH > 0 && takesBatches(a)) {
+                int batches = Math.max(1, HTTP_EVENTS / HTTP_BATCH);
+                postBatches(a, Math.max(1, HTTP_WARMUP / HTTP_BATCH), HTTP_BATCH, "batch-warm" + round, 8);
+                total += (long) Math.max(1, HTTP_WARMUP / HTTP_BATCH) * HTTP_BATCH;
+                awaitDone(pg, db, total);
+                m = Measure.begin(pg, db, List.of(a));
+                postBatches(a, batches, HTTP_BATCH, "batch" + round, 8);
+                total += (long) batches * HTTP_BATCH;
+                awaitDone(pg, db, total);
+                m.end(batches * HTTP_BATCH, label + "one node, POST /events, " + HTTP_BATCH + " per POST (8 clients)", figures);
+            }
+            checkNoDuplicates(pg, db, total);
         }
     }
 
@@ -187,6 +212,31 @@ public final class ThroughputBench {
                     "{\"type\":\"bench.tick\",\"id\":\"" + prefix + "-" + i + "\",\"payload\":{}}");
             if (r.status != 202) {
                 throw new IllegalStateException("POST /events answered " + r.status + " " + r.body);
+            }
+        });
+    }
+
+    /** Whether the node's build takes a JSON array of events (an empty one is refused with that message). */
+    private static boolean takesBatches(ClusterNode node) {
+        HttpReplyText r = send(node, "POST", "/events", "[]");
+        boolean takes = r.status == 400 && r.body.contains("a batch holds");
+        if (!takes) {
+            System.out.println("[bench]   this build takes no batches of events (" + r.status + "): batch scenario left out");
+        }
+        return takes;
+    }
+
+    /** {@code batches} POSTs of {@code size} events each, as JSON arrays. */
+    private static void postBatches(ClusterNode node, int batches, int size, String prefix, int clients) throws Exception {
+        BenchClients.run(clients, batches, i -> {
+            StringBuilder body = new StringBuilder("[");
+            for (int k = 0; k < size; k++) {
+                body.append(k == 0 ? "" : ",").append("{\"type\":\"bench.tick\",\"id\":\"").append(prefix).append('-').append(i)
+                        .append('-').append(k).append("\",\"payload\":{}}");
+            }
+            HttpReplyText r = send(node, "POST", "/events", body.append(']').toString());
+            if (r.status != 202) {
+                throw new IllegalStateException("POST /events (a batch) answered " + r.status + " " + r.body);
             }
         });
     }
@@ -305,6 +355,8 @@ public final class ThroughputBench {
         private final HarnessDatabase db;
         private final List<ClusterNode> nodes;
         private final long jvmTicks;
+        private final long jitTicks;
+        private final long gcTicks;
         private final long pgTicks;
         private final long started;
 
@@ -314,6 +366,8 @@ public final class ThroughputBench {
             this.nodes = nodes;
             resetStatements(pg, db);
             this.jvmTicks = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum();
+            this.jitTicks = nodes.stream().mapToLong(n -> threadTicks(n.pid(), JIT_THREADS)).sum();
+            this.gcTicks = nodes.stream().mapToLong(n -> threadTicks(n.pid(), GC_THREADS)).sum();
             this.pgTicks = postgresTicks(pg);
             this.started = System.nanoTime();
         }
@@ -330,12 +384,21 @@ public final class ThroughputBench {
             double rate = episodes / seconds;
             double jvmUs = jvm * 1e6 / CLOCK_TICKS / episodes;
             double pgUs = pgCpu * 1e6 / CLOCK_TICKS / episodes;
+            double jitUs = (nodes.stream().mapToLong(n -> threadTicks(n.pid(), JIT_THREADS)).sum() - jitTicks) * 1e6
+                    / CLOCK_TICKS / episodes;
+            double gcUs = (nodes.stream().mapToLong(n -> threadTicks(n.pid(), GC_THREADS)).sum() - gcTicks) * 1e6
+                    / CLOCK_TICKS / episodes;
             double stmts = s.statements / (double) episodes;
             double txs = s.transactions / (double) episodes;
             System.out.printf(Locale.ROOT, "[bench]   %-36s %,8.0f episodes/s  CPU %,6.0f µs JVM + %,5.0f µs PostgreSQL per episode,"
                     + " %.2f statements and %.2f transactions per episode%n", scenario, rate, jvmUs, pgUs, stmts, txs);
+            // a JVM still compiling its hot paths is not in its steady state: say how much of its CPU that was
+            System.out.printf(Locale.ROOT, "[bench]   %-36s of the JVM's: %,.0f µs JIT compiler threads, %,.0f µs GC threads,"
+                    + " %,.0f µs the rest%n", "", jitUs, gcUs, jvmUs - jitUs - gcUs);
             figures.computeIfAbsent(scenario + ": episodes/s", k -> new ArrayList<>()).add(rate);
             figures.computeIfAbsent(scenario + ": CPU µs/episode (JVM+PG)", k -> new ArrayList<>()).add(jvmUs + pgUs);
+            figures.computeIfAbsent(scenario + ": CPU µs/episode, JVM without JIT and GC", k -> new ArrayList<>())
+                    .add(jvmUs - jitUs - gcUs);
             figures.computeIfAbsent(scenario + ": statements/episode", k -> new ArrayList<>()).add(stmts);
             figures.computeIfAbsent(scenario + ": transactions/episode", k -> new ArrayList<>()).add(txs);
         }
@@ -349,6 +412,33 @@ public final class ThroughputBench {
         }
         long t = Long.parseLong(f[11]) + Long.parseLong(f[12]);
         return withChildren ? t + Long.parseLong(f[13]) + Long.parseLong(f[14]) : t;
+    }
+
+    private static final java.util.regex.Pattern JIT_THREADS = java.util.regex.Pattern.compile("C[12] CompilerThre.*");
+    private static final java.util.regex.Pattern GC_THREADS = java.util.regex.Pattern.compile("G1 .*|GC Thread.*|VM Thread");
+
+    /** utime + stime of the process's threads whose name ({@code /proc/<pid>/task/<tid>/comm}) matches. */
+    private static long threadTicks(long pid, java.util.regex.Pattern names) {
+        long total = 0;
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks.toList()) {
+                String comm;
+                try {
+                    comm = Files.readString(task.resolve("comm")).trim();
+                } catch (IOException gone) {
+                    continue;
+                }
+                if (names.matcher(comm).matches()) {
+                    String[] f = stat(task);
+                    if (f != null) {
+                        total += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                }
+            }
+        } catch (IOException gone) {
+            return 0;
+        }
+        return total;
     }
 
     /** The fields of {@code /proc/<pid>/stat} after the command name (index 1 is the parent's pid), or null when gone. */
