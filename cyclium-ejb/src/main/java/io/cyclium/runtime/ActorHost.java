@@ -41,6 +41,7 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -229,6 +230,34 @@ public class ActorHost {
         telemetry.count("event_received", "type", event.type(), "matched", String.valueOf(!matched.isEmpty()));
         storedEvents.fire(new EventStored(event));
         return matched;
+    }
+
+    /**
+     * {@link #publish} for each event, all in one transaction of their own: every episode the
+     * events created is stored when this returns, or — on any refusal or failure — none is, and
+     * the caller hears a {@link Problem} (503 when sending the whole list again may succeed). One
+     * commit for the lot instead of one per event; the episodes start once it committed.
+     * Returns, per event in the given order, actor → (expectation → dedupe key).
+     */
+    public List<Map<String, Map<String, String>>> publishAll(List<CycliumEvent> events) {
+        try {
+            return tx.inNewTransaction(em -> {
+                List<Map<String, Map<String, String>>> routed = new java.util.ArrayList<>(events.size());
+                for (CycliumEvent event : events) {
+                    routed.add(publish(event));
+                }
+                return routed;
+            });
+        } catch (Problem p) {
+            throw p;
+        } catch (RuntimeException e) {
+            // the commit itself failed (the database went away, a deadlock): nothing of it stands
+            String id = UUID.randomUUID().toString();
+            LOG.log(Level.WARNING, "A batch of " + events.size() + " events could not be committed (error " + id + ")", e);
+            telemetry.count("event_refused", "reason", "store_failed");
+            throw Problem.unavailable("the batch of " + events.size() + " events could not be stored (server log error "
+                    + id + "); none of it was. Send it again: dedupe keys make repeats of anything stored duplicates.");
+        }
     }
 
     /**

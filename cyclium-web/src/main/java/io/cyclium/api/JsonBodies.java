@@ -23,8 +23,17 @@ final class JsonBodies {
     }
 
     static JsonObject object(String body) {
+        JsonValue value = value(body, "a JSON object is expected");
+        if (!(value instanceof JsonObject o)) {
+            throw Problem.invalid(null, "the request body must be a JSON object, not " + value.getValueType().name().toLowerCase());
+        }
+        return o;
+    }
+
+    /** The body's one JSON value, of any type; {@code expected} says what an empty body should have held. */
+    static JsonValue value(String body, String expected) {
         if (body == null || body.isBlank()) {
-            throw Problem.invalid(null, "the request body is empty: a JSON object is expected");
+            throw Problem.invalid(null, "the request body is empty: " + expected);
         }
         if (body.length() > MAX_BODY_CHARS) {
             throw Problem.invalid(null, "the request body has " + body.length() + " characters; at most "
@@ -41,10 +50,7 @@ final class JsonBodies {
         } catch (JsonException | IllegalStateException | java.util.NoSuchElementException e) {
             throw Problem.invalid(null, "the request body is not valid JSON: " + firstLine(e.getMessage()));
         }
-        if (!(value instanceof JsonObject o)) {
-            throw Problem.invalid(null, "the request body must be a JSON object, not " + value.getValueType().name().toLowerCase());
-        }
-        return o;
+        return value;
     }
 
     static String requiredName(JsonObject o, String field) {

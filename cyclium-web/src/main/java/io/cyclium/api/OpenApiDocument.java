@@ -50,6 +50,7 @@ public final class OpenApiDocument {
         r.put(FindingView.class, "Finding");
         r.put(EpisodeResource.Started.class, "Started");
         r.put(EventResource.Accepted.class, "EventAccepted");
+        r.put(EventResource.AcceptedBatch.class, "EventBatchAccepted");
         r.put(EventResource.Matched.class, "EventMatch");
         r.put(NodeView.class, "Node");
         r.put(NodeResource.ThisNode.class, "ThisNode");

@@ -316,7 +316,14 @@ class EpisodesIT implements CommandLineClientTests {
         int before = echoEpisodes(base);
         String[][] cases = {
             {"not json at all", "null", "not valid JSON"},
-            {"[1, 2]", "null", "must be a JSON object"},
+            {"\"just a string\"", "null", "must be a JSON object (an event) or an array of them"},
+            {"[1, 2]", "[0]", "event [0] must be a JSON object"},
+            {"[]", "null", "a batch holds 1 to 1000 events, not 0"},
+            // the first event is valid and is not stored either: the batch is checked whole first
+            {"[{\"type\": \"it.echo\", \"id\": \"batch-never\"}, {\"type\": 5}]", "[1].type",
+                "event [1]: \"type\" must be a string"},
+            {"[{\"type\": \"it.echo\"}, {\"type\": \"it.echo\", \"payload\": []}]", "[1].payload",
+                "event [1]: \"payload\" must be a JSON object"},
             {"{}", "type", "\"type\" is required"},
             {"{\"type\": 5}", "type", "\"type\" must be a string"},
             {"{\"type\": \"bad type!\"}", "type", "letters, digits"},
@@ -361,6 +368,48 @@ class EpisodesIT implements CommandLineClientTests {
         HttpResponse<String> all = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null);
         assertThat(Json.createReader(new StringReader(all.body())).readArray().stream()
                 .filter(v -> key.equals(v.asJsonObject().getString("dedupeKey", "")))).hasSize(1);
+    }
+
+    @Test
+    @RunAsClient
+    void a_posted_batch_of_events_is_stored_whole_with_one_answer_per_event_in_order(@ArquillianResource URL base)
+            throws Exception {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        List<String> ids = List.of("batch-" + run + "-a", "batch-" + run + "-b", "batch-" + run + "-c");
+        // the first event twice: its repeat is a duplicate, not a second episode
+        String body = "[" + ids.stream().map(id -> "{\"type\": \"it.echo\", \"id\": \"" + id + "\"}")
+                .collect(java.util.stream.Collectors.joining(", ")) + ", {\"type\": \"it.echo\", \"id\": \"" + ids.get(0)
+                + "\"}, {\"type\": \"it.nobody.listens\"}]";
+        HttpResponse<String> r = call(base, "POST", "api/events", body);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        JsonArray accepted = Json.createReader(new StringReader(r.body())).readObject().getJsonArray("accepted");
+        assertThat(accepted).hasSize(5);
+        List<String> keys = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            JsonObject a = accepted.getJsonObject(i);
+            assertThat(a.getString("id")).isEqualTo(i < 3 ? ids.get(i) : ids.get(0));
+            keys.add(a.getJsonArray("matched").getJsonObject(0).getString("dedupeKey"));
+        }
+        assertThat(keys.get(3)).isEqualTo(keys.get(0));
+        assertThat(accepted.getJsonObject(4).getString("type")).isEqualTo("it.nobody.listens");
+        assertThat(accepted.getJsonObject(4).getJsonArray("matched")).isEmpty();
+        java.util.Set<String> distinct = new java.util.HashSet<>(keys);
+        assertThat(distinct).hasSize(3);
+        Await.until(WAIT, "the batch's three echo episodes done", () -> {
+            try {
+                HttpResponse<String> done = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&status=done&limit=500", null);
+                return Json.createReader(new StringReader(done.body())).readArray().stream()
+                        .map(v -> v.asJsonObject().getString("dedupeKey", "")).toList().containsAll(distinct) ? true : null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        Thread.sleep(400);
+        HttpResponse<String> all = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null);
+        for (String key : distinct) {
+            assertThat(Json.createReader(new StringReader(all.body())).readArray().stream()
+                    .filter(v -> key.equals(v.asJsonObject().getString("dedupeKey", "")))).as(key).hasSize(1);
+        }
     }
 
     @Test
