@@ -93,6 +93,9 @@ public final class ThroughputBench {
                 for (Map.Entry<String, Path> war : order) {
                     String label = wars.size() > 1 ? war.getKey() + ": " : "";
                     System.out.println("[bench] round " + round + " of " + ROUNDS + (label.isEmpty() ? "" : ", " + war.getKey()));
+                    nodeEnv = "before".equals(war.getKey())
+                            ? System.getProperty("bench.compare-node-env", System.getProperty("bench.node-env", ""))
+                            : System.getProperty("bench.node-env", "");
                     oneNode(pg, war.getValue(), round, label, figures);
                     if (Boolean.parseBoolean(System.getProperty("bench.two-nodes", "true"))) {
                         twoNodes(pg, war.getValue(), round, label, figures);
@@ -114,11 +117,18 @@ public final class ThroughputBench {
         return out.toPath();
     }
 
+    /**
+     * The nodes' extra environment for the build being run: {@code bench.node-env}, and for the
+     * compared build {@code bench.compare-node-env} when given (the same WAR twice then compares two
+     * settings in one interleaved run).
+     */
+    private static volatile String nodeEnv = "";
+
     private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit();
         TIMINGS.forEach(b::env);
         // e.g. -Dbench.node-env=CYCLIUM_EPISODE_GROUP_COMMIT_WRITERS=1,CYCLIUM_EPISODE_EXECUTOR_THREADS=8
-        for (String pair : System.getProperty("bench.node-env", "").trim().split(",")) {
+        for (String pair : nodeEnv.trim().split(",")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
                 b.env(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
