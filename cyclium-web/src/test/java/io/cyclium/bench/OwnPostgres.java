@@ -28,7 +28,12 @@ final class OwnPostgres implements AutoCloseable {
     }
 
     static OwnPostgres start(Path root) {
-        OwnPostgres pg = new OwnPostgres(PrivateDatabaseServer.start(HarnessDatabase.Vendor.POSTGRESQL, root, SETTINGS));
+        List<String> settings = new java.util.ArrayList<>(SETTINGS);
+        if (Integer.getInteger("bench.top-statements", 0) > 0) {
+            // plans per statement for the top-statements lines; off otherwise (it costs a lock per plan)
+            settings.add("pg_stat_statements.track_planning=on");
+        }
+        OwnPostgres pg = new OwnPostgres(PrivateDatabaseServer.start(HarnessDatabase.Vendor.POSTGRESQL, root, settings));
         // an aborted benchmark (Ctrl-C, SIGTERM) leaves no server behind
         Runtime.getRuntime().addShutdownHook(new Thread(pg::close, "bench-postgres-stop"));
         pg.admin("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");

@@ -353,6 +353,35 @@ public final class ThroughputBench {
         }
     }
 
+    /** Autovacuum and autoanalyze runs so far on the tables of the node database. */
+    private static long autovacuums(OwnPostgres pg, HarnessDatabase db) throws SQLException {
+        try (Connection c = pg.probe(db.name()); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT COALESCE(SUM(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The phase's {@code limit} statements of most execution time (calls, mean, plans), with -Dbench.top-statements=N. */
+    private static void topStatements(OwnPostgres pg, HarnessDatabase db, int limit) throws SQLException {
+        if (limit <= 0) {
+            return;
+        }
+        try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT calls, plans, total_exec_time, total_plan_time, rows,"
+                        + " regexp_replace(left(query, 90), '\\s+', ' ', 'g')"
+                        + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid JOIN pg_database d ON d.oid = s.dbid"
+                        + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'"
+                        + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + limit)) {
+            while (rs.next()) {
+                long calls = rs.getLong(1);
+                System.out.printf(Locale.ROOT, "[bench]       %,9d calls %,7d plans %,7.0f µs exec + %,5.0f µs plan per call, %,9d rows: %s%n",
+                        calls, rs.getLong(2), rs.getDouble(3) * 1000 / Math.max(1, calls), rs.getDouble(4) * 1000 / Math.max(1, calls),
+                        rs.getLong(5), rs.getString(6));
+            }
+        }
+    }
+
     private static void resetStatements(OwnPostgres pg, HarnessDatabase db) throws SQLException {
         // the probes run as another role, so they are never counted
         try (Connection c = pg.probe("postgres"); Statement st = c.createStatement()) {
@@ -368,6 +397,7 @@ public final class ThroughputBench {
         private final long jitTicks;
         private final long gcTicks;
         private final long pgTicks;
+        private final long autovacuums;
         private final long started;
 
         private Measure(OwnPostgres pg, HarnessDatabase db, List<ClusterNode> nodes) throws SQLException {
@@ -379,6 +409,7 @@ public final class ThroughputBench {
             this.jitTicks = nodes.stream().mapToLong(n -> threadTicks(n.pid(), JIT_THREADS)).sum();
             this.gcTicks = nodes.stream().mapToLong(n -> threadTicks(n.pid(), GC_THREADS)).sum();
             this.pgTicks = postgresTicks(pg);
+            this.autovacuums = autovacuums(pg, db);
             this.started = System.nanoTime();
         }
 
@@ -402,6 +433,10 @@ public final class ThroughputBench {
             double txs = s.transactions / (double) episodes;
             System.out.printf(Locale.ROOT, "[bench]   %-36s %,8.0f episodes/s  CPU %,6.0f µs JVM + %,5.0f µs PostgreSQL per episode,"
                     + " %.2f statements and %.2f transactions per episode%n", scenario, rate, jvmUs, pgUs, stmts, txs);
+            // PostgreSQL's CPU includes autovacuum of what earlier phases left: say when it ran in this one
+            System.out.printf(Locale.ROOT, "[bench]   %-36s PostgreSQL: %d autovacuum/autoanalyze runs on the node database during it%n",
+                    "", autovacuums(pg, db) - autovacuums);
+            topStatements(pg, db, Integer.getInteger("bench.top-statements", 0));
             // a JVM still compiling its hot paths is not in its steady state: say how much of its CPU that was
             System.out.printf(Locale.ROOT, "[bench]   %-36s of the JVM's: %,.0f µs JIT compiler threads, %,.0f µs GC threads,"
                     + " %,.0f µs the rest%n", "", jitUs, gcUs, jvmUs - jitUs - gcUs);
