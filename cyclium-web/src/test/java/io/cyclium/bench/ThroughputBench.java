@@ -33,7 +33,10 @@ import java.util.concurrent.Future;
  *
  * <p>Each round boots a fresh database and nodes and runs, in order: one node, {@code bench.events}
  * events fired through the CDI event from 20 threads after a warm-up; the same node, events through
- * {@code POST /cyclium/api/events} from 8 HTTP clients; two nodes, half of the events fired on each.
+ * {@code POST /cyclium/api/events} from 8 HTTP clients after a warm-up of its own, one event per POST
+ * and then {@code bench.http-batch} (100) per POST; two nodes, half of the events fired on each. The
+ * nodes' JVM CPU is split into JIT compiler threads, GC threads and the rest: on two cores the JIT is
+ * still busy minutes into a run.
  * Per scenario it prints episodes/s (until the last episode is {@code done}), CPU µs per episode of
  * the JVMs and of PostgreSQL (from {@code /proc}), statements and transactions per episode (from
  * {@code pg_stat_statements}, the nodes' user only), heartbeat statements per tick, and checks that
