@@ -33,7 +33,8 @@ import java.util.Map;
  * per second should use: a commit per event costs more than the event.
  *
  * <p>One instance for the application (it holds nothing of a request): a request-scoped resource
- * was created and injected on every POST, a tenth of the node's CPU per event on Payara (bench).
+ * was created and injected on every POST (6–8 % of a POST's samples in a profile on Payara; the
+ * benchmark's spread hides the difference).
  */
 @Path("events")
 @ApplicationScoped

@@ -171,8 +171,9 @@ public final class ThroughputBench {
             long total = WARMUP + EVENTS + HTTP_WARMUP + HTTP_EVENTS;
             if (HTTP_BATCH > 0 && takesBatches(a)) {
                 int batches = Math.max(1, HTTP_EVENTS / HTTP_BATCH);
-                postBatches(a, Math.max(1, HTTP_WARMUP / HTTP_BATCH), HTTP_BATCH, "batch-warm" + round, 8);
-                total += (long) Math.max(1, HTTP_WARMUP / HTTP_BATCH) * HTTP_BATCH;
+                int warmBatches = Math.max(1, HTTP_WARMUP / HTTP_BATCH);
+                postBatches(a, warmBatches, HTTP_BATCH, "batch-warm" + round, 8);
+                total += (long) warmBatches * HTTP_BATCH;
                 awaitDone(pg, db, total);
                 m = Measure.begin(pg, db, List.of(a));
                 postBatches(a, batches, HTTP_BATCH, "batch" + round, 8);
@@ -347,13 +348,17 @@ public final class ThroughputBench {
                             + " COALESCE(SUM(calls) FILTER (WHERE upper(query) NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')), 0),"
                             // pgjdbc sends BEGIN as a statement and ends a transaction in the protocol
                             + " COALESCE(SUM(calls) FILTER (WHERE upper(query) = 'BEGIN'), 0)"
-                            + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
-                            + " JOIN pg_database d ON d.oid = s.dbid"
-                            + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'")) {
+                            + nodeStatements(db))) {
                 rs.next();
                 return new Stats(rs.getLong(1), rs.getLong(2));
             }
         }
+    }
+
+    /** FROM and WHERE of pg_stat_statements for the nodes' role in the node database (the probes use another role). */
+    private static String nodeStatements(HarnessDatabase db) {
+        return " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid JOIN pg_database d ON d.oid = s.dbid"
+                + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'";
     }
 
     /** Autovacuum and autoanalyze runs so far on the tables of the node database. */
@@ -373,9 +378,7 @@ public final class ThroughputBench {
         try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT calls, plans, total_exec_time, total_plan_time, rows,"
                         + " regexp_replace(left(query, 90), '\\s+', ' ', 'g')"
-                        + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid JOIN pg_database d ON d.oid = s.dbid"
-                        + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'"
-                        + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + limit)) {
+                        + nodeStatements(db) + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + limit)) {
             while (rs.next()) {
                 long calls = rs.getLong(1);
                 System.out.printf(Locale.ROOT, "[bench]       %,9d calls %,7d plans %,7.0f µs exec + %,5.0f µs plan per call, %,9d rows: %s%n",
@@ -409,8 +412,8 @@ public final class ThroughputBench {
             this.nodes = nodes;
             resetStatements(pg, db);
             this.jvmTicks = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum();
-            this.jitTicks = nodes.stream().mapToLong(n -> threadTicks(n.pid(), JIT_THREADS)).sum();
-            this.gcTicks = nodes.stream().mapToLong(n -> threadTicks(n.pid(), GC_THREADS)).sum();
+            this.jitTicks = threadTicks(nodes, JIT_THREADS);
+            this.gcTicks = threadTicks(nodes, GC_THREADS);
             this.pgTicks = postgresTicks(pg);
             this.autovacuums = autovacuums(pg, db);
             this.started = System.nanoTime();
@@ -428,10 +431,8 @@ public final class ThroughputBench {
             double rate = episodes / seconds;
             double jvmUs = jvm * 1e6 / CLOCK_TICKS / episodes;
             double pgUs = pgCpu * 1e6 / CLOCK_TICKS / episodes;
-            double jitUs = (nodes.stream().mapToLong(n -> threadTicks(n.pid(), JIT_THREADS)).sum() - jitTicks) * 1e6
-                    / CLOCK_TICKS / episodes;
-            double gcUs = (nodes.stream().mapToLong(n -> threadTicks(n.pid(), GC_THREADS)).sum() - gcTicks) * 1e6
-                    / CLOCK_TICKS / episodes;
+            double jitUs = (threadTicks(nodes, JIT_THREADS) - jitTicks) * 1e6 / CLOCK_TICKS / episodes;
+            double gcUs = (threadTicks(nodes, GC_THREADS) - gcTicks) * 1e6 / CLOCK_TICKS / episodes;
             double stmts = s.statements / (double) episodes;
             double txs = s.transactions / (double) episodes;
             System.out.printf(Locale.ROOT, "[bench]   %-36s %,8.0f episodes/s  CPU %,6.0f µs JVM + %,5.0f µs PostgreSQL per episode,"
@@ -464,6 +465,10 @@ public final class ThroughputBench {
 
     private static final java.util.regex.Pattern JIT_THREADS = java.util.regex.Pattern.compile("C[12] CompilerThre.*");
     private static final java.util.regex.Pattern GC_THREADS = java.util.regex.Pattern.compile("G1 .*|GC Thread.*|VM Thread");
+
+    private static long threadTicks(List<ClusterNode> nodes, java.util.regex.Pattern names) {
+        return nodes.stream().mapToLong(n -> threadTicks(n.pid(), names)).sum();
+    }
 
     /** utime + stime of the process's threads whose name ({@code /proc/<pid>/task/<tid>/comm}) matches. */
     private static long threadTicks(long pid, java.util.regex.Pattern names) {
