@@ -504,15 +504,7 @@ public final class WorkflowEngine {
                 continue;
             }
             if (s.episodeId() == null) {
-                String key = StepLauncher.dedupeKey(instanceId, s.stepId(), s.attempt());
-                Optional<WorkflowQueries.EpisodeOutcome> existing = tx.inNewTransaction(em -> queries.episodeByKey(em, key));
-                if (existing.isPresent()) {
-                    tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, s.stepId(), s.attempt(),
-                            existing.get().episodeId(), false, now()));
-                    replayIfTerminal(instance, s.stepId(), existing.get());
-                } else if (InstanceStatus.RUNNING.equals(instance.status())) {
-                    relaunch(instanceId, s.stepId(), s.attempt());
-                }
+                attachOrLaunch(instance, s);
                 continue;
             }
             tx.inNewTransaction(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
@@ -524,6 +516,38 @@ public final class WorkflowEngine {
             });
         }
         advance(instanceId);
+    }
+
+    /**
+     * A queued step without an episode: attaches the attempt's episode if one was created (found by
+     * its dedupe key; its outcome is replayed if it ended), or launches it while the instance runs.
+     */
+    private void attachOrLaunch(InstanceRow instance, StepRow s) {
+        String key = StepLauncher.dedupeKey(instance.id(), s.stepId(), s.attempt());
+        Optional<WorkflowQueries.EpisodeOutcome> existing = tx.inNewTransaction(em -> queries.episodeByKey(em, key));
+        if (existing.isPresent()) {
+            tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), s.stepId(), s.attempt(),
+                    existing.get().episodeId(), false, now()));
+            replayIfTerminal(instance, s.stepId(), existing.get());
+        } else if (InstanceStatus.RUNNING.equals(instance.status())) {
+            relaunch(instance.id(), s.stepId(), s.attempt());
+        }
+    }
+
+    /**
+     * After a blocked instance runs again (resumed, a step retried or approved): gives every queued
+     * step without an episode its episode now. Such a step was queued while a critical failure of
+     * another step was blocking the instance: its launch, after that block committed, found the
+     * instance not running and created nothing (see {@link #launch}). Advancing never launches a
+     * step that is already queued, so without this it waited for the next reconcile after a sweep.
+     */
+    private void launchStranded(String instanceId) {
+        InstanceRow instance = mustFind(instanceId);
+        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+            if (StepState.QUEUED.equals(s.state()) && s.episodeId() == null) {
+                attachOrLaunch(instance, s);
+            }
+        }
     }
 
     private void replayIfTerminal(InstanceRow instance, String stepId, WorkflowQueries.EpisodeOutcome e) {
@@ -562,6 +586,7 @@ public final class WorkflowEngine {
                 InstanceStatus.RUNNING, null, "resumed by " + by, now())) == 0) {
             throw Problem.conflict("instance " + instanceId + " changed while resuming it: read it again");
         }
+        launchStranded(instanceId);
         for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
             if (s.failedForGood() && s.critical()) {
                 retryStep(instanceId, s.stepId(), by);
@@ -592,11 +617,13 @@ public final class WorkflowEngine {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
         telemetry.count("workflow_step_retried", "step", stepId);
-        if (InstanceStatus.BLOCKED.equals(instance.status())) {
-            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
-                    InstanceStatus.RUNNING, null, "step " + stepId + " retried by " + by, now()));
-        }
+        boolean unblocked = InstanceStatus.BLOCKED.equals(instance.status())
+                && tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
+                        InstanceStatus.RUNNING, null, "step " + stepId + " retried by " + by, now())) == 1;
         relaunch(instanceId, stepId, step.attempt() + 1);
+        if (unblocked) {
+            launchStranded(instanceId);
+        }
     }
 
     /** Approves a gated step; a blocked instance runs again. */
@@ -605,9 +632,10 @@ public final class WorkflowEngine {
         if (tx.inNewTransaction(em -> store.approve(em, instanceId, stepId, by, now())) == 0) {
             throw Problem.conflict("step " + stepId + " of " + instanceId + " is not a pending step awaiting approval");
         }
-        if (InstanceStatus.BLOCKED.equals(instance.status())) {
-            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
-                    InstanceStatus.RUNNING, null, "step " + stepId + " approved by " + by, now()));
+        if (InstanceStatus.BLOCKED.equals(instance.status())
+                && tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
+                        InstanceStatus.RUNNING, null, "step " + stepId + " approved by " + by, now())) == 1) {
+            launchStranded(instanceId);
         }
         advance(instanceId);
     }

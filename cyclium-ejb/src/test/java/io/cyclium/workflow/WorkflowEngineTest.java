@@ -302,6 +302,76 @@ class WorkflowEngineTest {
         assertThatThrownBy(() -> engine.resume(id, "ops")).isInstanceOf(Problem.class).hasMessageContaining("completed");
     }
 
+    /**
+     * The race a node lost on 2026-12-02: the engine starting an instance queues {@code a} and
+     * {@code side}; {@code a}'s episode fails at once and the pause blocks the instance before
+     * {@code side}'s launch holds it, so that launch finds the instance not running and creates
+     * nothing ({@link StepLauncher.Kind#UNAVAILABLE}). Unblocking the instance launches it.
+     */
+    static final class StrandingSide extends StepEpisodes {
+        private final java.util.concurrent.atomic.AtomicBoolean strand = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        StrandingSide(TestJpa db) {
+            super(db);
+        }
+
+        @Override
+        public Launch launch(jakarta.persistence.EntityManager em, StepDefinition step, String instanceId, int attempt,
+                String dedupeKey, jakarta.json.JsonObject input, String stack, String env) {
+            if (step.id().equals("side") && strand.getAndSet(false)) {
+                return new Launch(Kind.UNAVAILABLE, null, "the instance is no longer running");
+            }
+            return super.launch(em, step, instanceId, attempt, dedupeKey, input, stack, env);
+        }
+    }
+
+    String blockedWithAStrandedStep(TestJpa db, WorkflowDefinition def, WorkflowEngine engine, StepEpisodes episodes) {
+        String id = engine.start(def, whole());
+        engine.onFinished(episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.FAILED, "boom"));
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.BLOCKED);
+        assertThat(steps(db, id).get("side").state()).isEqualTo(StepState.QUEUED);
+        assertThat(steps(db, id).get("side").episodeId()).as("side's launch created nothing").isNull();
+        return id;
+    }
+
+    static WorkflowDefinition pausingWithASide() {
+        return workflow(new StepDefinition("a", "worker", "work", List.of(), true, false, FailurePolicy.PAUSE,
+                RetryPolicy.NONE), step("side"));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_queued_while_its_instance_was_being_blocked_is_launched_when_an_operator_resumes_it(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = pausingWithASide();
+        StepEpisodes episodes = new StrandingSide(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = blockedWithAStrandedStep(db, def, engine, episodes);
+
+        engine.resume(id, "ops");
+        assertThat(steps(db, id).get("side").episodeId()).as("launched at once, not at the next reconcile")
+                .isEqualTo(episodes.only("side", 1).episodeId());
+        done(engine, episodes, "a", 2);
+        done(engine, episodes, "side", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_queued_while_its_instance_was_being_blocked_is_launched_when_an_operator_retries_the_failed_step(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = pausingWithASide();
+        StepEpisodes episodes = new StrandingSide(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = blockedWithAStrandedStep(db, def, engine, episodes);
+
+        engine.retryStep(id, "a", "ops");
+        assertThat(episodes.only("side", 1).episodeId()).isEqualTo(steps(db, id).get("side").episodeId());
+        done(engine, episodes, "side", 1);
+        done(engine, episodes, "a", 2);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_failed_non_critical_step_lets_its_dependents_run_and_the_instance_complete(Vendor vendor) {

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -51,14 +52,20 @@ class WorkflowsIT {
     }
 
     private JsonObject awaitStatus(String instanceId, String status) {
-        return Await.until(WAIT, "instance " + instanceId + " " + status, () -> {
-            try {
-                JsonObject d = call("GET", "api/workflow-instances/" + instanceId, null, 200);
-                return status.equals(d.getJsonObject("instance").getString("status")) ? d : null;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        AtomicReference<JsonObject> last = new AtomicReference<>();
+        try {
+            return Await.until(WAIT, "instance " + instanceId + " " + status, () -> {
+                try {
+                    JsonObject d = call("GET", "api/workflow-instances/" + instanceId, null, 200);
+                    last.set(d);
+                    return status.equals(d.getJsonObject("instance").getString("status")) ? d : null;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; the instance as last read: " + last.get(), e);
+        }
     }
 
     private static Map<String, JsonObject> steps(JsonObject detail) {
