@@ -36,7 +36,6 @@ import org.junit.jupiter.api.TestInstance;
  * exactly one ledger row, and all are done within {@link #SETTLE} of the last fault. The short
  * version (a few hundred events) runs in CI; {@code -Dcyclium.soak=long} sends ≥ 5,000.
  */
-@org.junit.jupiter.api.parallel.ResourceLock(ClusterHarness.CPU_HEAVY)
 class ChaosIT {
 
     static final boolean LONG = "long".equals(System.getProperty("cyclium.soak"));

@@ -63,13 +63,6 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** The JIT option of test nodes: C1 only (see {@link Builder#fullJit()}). */
     public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
-
-    /**
-     * The JUnit resource lock of the cluster classes that keep both cores busy for minutes
-     * (ChaosIT's load and faults, WorkflowClusterIT's 200 instances): the cluster execution runs
-     * two classes at a time, but never two of these.
-     */
-    public static final String CPU_HEAVY = "cyclium-cpu-heavy-cluster";
     /** The only address a test node listens on. */
     static final String LOOPBACK = "127.0.0.1";
 
@@ -91,16 +84,6 @@ public final class ClusterHarness implements AutoCloseable {
      * {@code target/cluster/<name>}; deploy it with {@link Builder#war(Path)}.
      */
     public static Path productWarWith(String name, Class<?>... packagesOf) {
-        // built once per name and JVM: cluster classes run two at a time, and a node booting (or
-        // restarting) from a WAR must never see another class rewrite it
-        synchronized (WARS) {
-            return WARS.computeIfAbsent(name, n -> buildWar(n, packagesOf));
-        }
-    }
-
-    private static final Map<String, Path> WARS = new HashMap<>();
-
-    private static Path buildWar(String name, Class<?>... packagesOf) {
         java.io.File product = new java.io.File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
         java.io.File out = new java.io.File("target/cluster/" + name);
         out.getParentFile().mkdirs();
@@ -495,13 +478,10 @@ public final class ClusterHarness implements AutoCloseable {
         }
 
         /** A port free right now and not yet given to another node; Micro binds it a moment later. */
-        /** Ports handed out in this JVM: two clusters starting at once never get the same one. */
-        private static final Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
         private static int freePort(Set<Integer> taken) {
             while (true) {
                 try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-                    if (HANDED_OUT.add(s.getLocalPort()) && taken.add(s.getLocalPort())) {
+                    if (taken.add(s.getLocalPort())) {
                         return s.getLocalPort();
                     }
                 } catch (IOException e) {

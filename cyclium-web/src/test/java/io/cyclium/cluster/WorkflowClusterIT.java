@@ -22,13 +22,12 @@ import org.junit.jupiter.api.TestInstance;
  * {@code kill -9} half way, and every instance still completes with exactly one episode per step
  * attempt.
  */
-@org.junit.jupiter.api.parallel.ResourceLock(ClusterHarness.CPU_HEAVY)
 class WorkflowClusterIT {
 
     static final int INSTANCES = Integer.getInteger("cyclium.workflow.instances", 200);
     static final Duration WAIT = Duration.ofMinutes(10);
 
-    /** One cluster per database, one after the other (the class holds the CPU-heavy lock, see ClusterHarness#CPU_HEAVY). */
+    /** One cluster per database, one after the other: never two clusters' processes at once. */
     @org.junit.jupiter.api.Nested
     class OnPostgresql extends Scenario {
         @Override
