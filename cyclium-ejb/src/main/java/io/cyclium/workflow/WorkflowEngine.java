@@ -16,10 +16,13 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
@@ -60,6 +63,8 @@ public final class WorkflowEngine {
     private final Clock clock;
     private final Telemetry telemetry;
     private final DoubleSupplier random;
+    /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
+    private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
 
     public WorkflowEngine(Tx tx, WorkflowStore store, WorkflowQueries queries,
             Function<String, Optional<WorkflowDefinition>> definitions, StepLauncher launcher, Clock clock,
@@ -486,12 +491,42 @@ public final class WorkflowEngine {
      * advanced (ready steps queued, completion). Due retries run too. Returns instances looked at.
      */
     public int reconcile(String stack, boolean anyStack, String env, int limit) {
-        List<String> ids = tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, limit));
+        List<String> ids = nextPage(stack, anyStack, env, limit);
         for (String id : ids) {
             reconcileInstance(id);
         }
         runDueRetries(limit);
         return ids.size();
+    }
+
+    /**
+     * The next {@code limit} in-flight instances of a scope, going round in id order from where
+     * the last pass of that scope stopped. Always the oldest first (as before 2026-12-02) meant
+     * that more than {@code limit} instances waiting for an operator (blocked) or for a node that
+     * knows their workflow were all a pass ever looked at: a newer instance with a step that no
+     * node launched was never repaired. Now every in-flight instance is looked at within
+     * ⌈in flight / limit⌉ passes. The place is this engine's (per node): nodes may look at the
+     * same instances, which is safe (every repair is a guarded UPDATE or a deduplicated launch).
+     */
+    private List<String> nextPage(String stack, boolean anyStack, String env, int limit) {
+        String scope = (anyStack ? "*" : "stack:" + stack) + " env:" + env;
+        String after = reconcileFrom.get(scope);
+        List<String> page = new ArrayList<>(tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, after, limit)));
+        if (page.size() < limit && after != null) {
+            // the end of the order: go on from its start, without the ones already in this page
+            Set<String> seen = new HashSet<>(page);
+            for (String id : tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, null, limit - page.size()))) {
+                if (seen.add(id)) {
+                    page.add(id);
+                }
+            }
+        }
+        if (page.size() < limit) {
+            reconcileFrom.remove(scope); // every in-flight instance was in this pass: the next one starts at the first
+        } else {
+            reconcileFrom.put(scope, page.get(page.size() - 1));
+        }
+        return page;
     }
 
     void reconcileInstance(String instanceId) {

@@ -77,15 +77,19 @@ public final class WorkflowQueries {
 
     /**
      * Ids of in-flight instances of a stack (any with {@code anyStack}) and env (null = unset),
-     * oldest first: what reconcile walks, scoped like the recovery sweep.
+     * in id order after {@code afterId} (from the first with null): what reconcile walks, a page
+     * per sweep, scoped like the recovery sweep.
      */
-    public List<String> inFlight(EntityManager em, String stack, boolean anyStack, String env, int limit) {
+    public List<String> inFlight(EntityManager em, String stack, boolean anyStack, String env, String afterId, int limit) {
         NativeSql sql = new NativeSql().sql("SELECT id FROM cyclium_workflow_instances WHERE status IN ('pending', 'running', 'blocked')");
         if (!anyStack) {
             sql.sql(" AND ").is("source_stack", stack);
         }
-        List<?> rows = sql.sql(" AND ").is("source_env", env)
-                .sql(" ORDER BY started_at, id ").around(limit, vendor::firstRows).query(em).getResultList();
+        sql.sql(" AND ").is("source_env", env);
+        if (afterId != null) {
+            sql.sql(" AND id > ").value(afterId);
+        }
+        List<?> rows = sql.sql(" ORDER BY id ").around(limit, vendor::firstRows).query(em).getResultList();
         return rows.stream().map(String.class::cast).toList();
     }
 

@@ -203,19 +203,51 @@ class WorkflowEngineTest {
     void a_step_queued_by_a_node_that_died_before_launching_it_is_launched_by_reconcile(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         WorkflowDefinition def = workflow(step("a"));
-        StepEpisodes nothingStarts = new StepEpisodes(db) {
-            @Override
-            public Launch launch(jakarta.persistence.EntityManager em, StepDefinition step, String instanceId, int attempt,
-                    String dedupeKey, jakarta.json.JsonObject input, String stack, String env) {
-                return new Launch(Kind.UNAVAILABLE, null, "actor not on this node");
-            }
-        };
-        String id = engine(db, def, nothingStarts, "n1").start(def, whole());
+        String id = engine(db, def, new NothingStarts(db), "n1").start(def, whole());
         assertThat(steps(db, id).get("a").state()).isEqualTo(StepState.QUEUED);
 
         StepEpisodes episodes = new StepEpisodes(db);
         engine(db, def, episodes, "n2").reconcile(null, true, null, 100);
         assertThat(steps(db, id).get("a").episodeId()).isEqualTo(episodes.only("a", 1).episodeId());
+    }
+
+    /** A node that queues steps but launches none (its actor is not there, say). */
+    static final class NothingStarts extends StepEpisodes {
+        NothingStarts(TestJpa db) {
+            super(db);
+        }
+
+        @Override
+        public Launch launch(jakarta.persistence.EntityManager em, StepDefinition step, String instanceId, int attempt,
+                String dedupeKey, jakarta.json.JsonObject input, String stack, String env) {
+            return new Launch(Kind.UNAVAILABLE, null, "actor not on this node");
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void reconcile_reaches_every_in_flight_instance_when_more_are_in_flight_than_one_pass_looks_at(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        WorkflowEngine dead = engine(db, def, new NothingStarts(db), "n1");
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(dead.start(def, subject("r" + i)));
+            clock.advance(Duration.ofSeconds(1)); // the oldest first would have looked at the first two only
+        }
+        // other tests' instances in flight in this database count too: the passes go round all of them
+        long inFlight = db.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM"
+                + " cyclium_workflow_instances WHERE status IN ('pending', 'running', 'blocked')").getSingleResult()).longValue());
+
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine repairer = engine(db, def, episodes, "n2");
+        for (long pass = 0; pass < (inFlight + 1) / 2; pass++) {
+            repairer.reconcile(null, true, null, 2);
+        }
+        for (String id : ids) {
+            assertThat(steps(db, id).get("a").episodeId()).as("instance " + id + " after ⌈%d / 2⌉ passes of 2", inFlight)
+                    .isNotNull();
+        }
     }
 
     @ParameterizedTest(name = "on {0}")
