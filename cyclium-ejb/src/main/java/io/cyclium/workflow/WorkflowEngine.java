@@ -617,8 +617,7 @@ public final class WorkflowEngine {
                 tx.inNewTransaction(em -> store.approve(em, instanceId, s.stepId(), by, now()));
             }
         }
-        if (tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
-                InstanceStatus.RUNNING, null, "resumed by " + by, now())) == 0) {
+        if (!unblock(instance, "resumed by " + by)) {
             throw Problem.conflict("instance " + instanceId + " changed while resuming it: read it again");
         }
         launchStranded(instanceId);
@@ -652,9 +651,9 @@ public final class WorkflowEngine {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
         telemetry.count("workflow_step_retried", "step", stepId);
-        boolean unblocked = InstanceStatus.BLOCKED.equals(instance.status())
-                && tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
-                        InstanceStatus.RUNNING, null, "step " + stepId + " retried by " + by, now())) == 1;
+        // running again before the relaunch (its launch needs a running instance); stranded steps
+        // launched after it: before, the retried step (queued, no episode yet) would look stranded
+        boolean unblocked = InstanceStatus.BLOCKED.equals(instance.status()) && unblock(instance, "step " + stepId + " retried by " + by);
         relaunch(instanceId, stepId, step.attempt() + 1);
         if (unblocked) {
             launchStranded(instanceId);
@@ -667,12 +666,16 @@ public final class WorkflowEngine {
         if (tx.inNewTransaction(em -> store.approve(em, instanceId, stepId, by, now())) == 0) {
             throw Problem.conflict("step " + stepId + " of " + instanceId + " is not a pending step awaiting approval");
         }
-        if (InstanceStatus.BLOCKED.equals(instance.status())
-                && tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.BLOCKED, instance.version(),
-                        InstanceStatus.RUNNING, null, "step " + stepId + " approved by " + by, now())) == 1) {
+        if (InstanceStatus.BLOCKED.equals(instance.status()) && unblock(instance, "step " + stepId + " approved by " + by)) {
             launchStranded(instanceId);
         }
         advance(instanceId);
+    }
+
+    /** blocked → running at the version read; false when it changed since (another operator, a cancel). */
+    private boolean unblock(InstanceRow blocked, String cause) {
+        return tx.inNewTransaction(em -> store.moveInstance(em, blocked.id(), InstanceStatus.BLOCKED, blocked.version(),
+                InstanceStatus.RUNNING, null, cause, now())) == 1;
     }
 
     private InstanceRow mustFind(String instanceId) {

@@ -357,13 +357,21 @@ class WorkflowEngineTest {
         }
     }
 
-    String blockedWithAStrandedStep(TestJpa db, WorkflowDefinition def, WorkflowEngine engine, StepEpisodes episodes) {
+    /** An instance of {@link #pausingWithASide} blocked by a's failure, side stranded, and what runs it. */
+    record Stranded(TestJpa db, StepEpisodes episodes, WorkflowEngine engine, String id) {
+    }
+
+    Stranded blockedWithAStrandedStep(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = pausingWithASide();
+        StepEpisodes episodes = new StrandingSide(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
         String id = engine.start(def, whole());
         engine.onFinished(episodes.finish(episodes.only("a", 1).episodeId(), EpisodeStatus.FAILED, "boom"));
         assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.BLOCKED);
         assertThat(steps(db, id).get("side").state()).isEqualTo(StepState.QUEUED);
         assertThat(steps(db, id).get("side").episodeId()).as("side's launch created nothing").isNull();
-        return id;
+        return new Stranded(db, episodes, engine, id);
     }
 
     static WorkflowDefinition pausingWithASide() {
@@ -374,34 +382,26 @@ class WorkflowEngineTest {
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_step_queued_while_its_instance_was_being_blocked_is_launched_when_an_operator_resumes_it(Vendor vendor) {
-        TestJpa db = databases.jpa(vendor);
-        WorkflowDefinition def = pausingWithASide();
-        StepEpisodes episodes = new StrandingSide(db);
-        WorkflowEngine engine = engine(db, def, episodes, "n1");
-        String id = blockedWithAStrandedStep(db, def, engine, episodes);
+        Stranded s = blockedWithAStrandedStep(vendor);
 
-        engine.resume(id, "ops");
-        assertThat(steps(db, id).get("side").episodeId()).as("launched at once, not at the next reconcile")
-                .isEqualTo(episodes.only("side", 1).episodeId());
-        done(engine, episodes, "a", 2);
-        done(engine, episodes, "side", 1);
-        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        s.engine().resume(s.id(), "ops");
+        assertThat(steps(s.db(), s.id()).get("side").episodeId()).as("launched at once, not at the next reconcile")
+                .isEqualTo(s.episodes().only("side", 1).episodeId());
+        done(s.engine(), s.episodes(), "a", 2);
+        done(s.engine(), s.episodes(), "side", 1);
+        assertThat(instance(s.db(), s.id()).status()).isEqualTo(InstanceStatus.COMPLETED);
     }
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_step_queued_while_its_instance_was_being_blocked_is_launched_when_an_operator_retries_the_failed_step(Vendor vendor) {
-        TestJpa db = databases.jpa(vendor);
-        WorkflowDefinition def = pausingWithASide();
-        StepEpisodes episodes = new StrandingSide(db);
-        WorkflowEngine engine = engine(db, def, episodes, "n1");
-        String id = blockedWithAStrandedStep(db, def, engine, episodes);
+        Stranded s = blockedWithAStrandedStep(vendor);
 
-        engine.retryStep(id, "a", "ops");
-        assertThat(episodes.only("side", 1).episodeId()).isEqualTo(steps(db, id).get("side").episodeId());
-        done(engine, episodes, "side", 1);
-        done(engine, episodes, "a", 2);
-        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        s.engine().retryStep(s.id(), "a", "ops");
+        assertThat(s.episodes().only("side", 1).episodeId()).isEqualTo(steps(s.db(), s.id()).get("side").episodeId());
+        done(s.engine(), s.episodes(), "side", 1);
+        done(s.engine(), s.episodes(), "a", 2);
+        assertThat(instance(s.db(), s.id()).status()).isEqualTo(InstanceStatus.COMPLETED);
     }
 
     @ParameterizedTest(name = "on {0}")
