@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * One cell of the matrix {Payara Micro (WAR), Payara Server, WildFly (EAR)} × {H2, PostgreSQL,
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * a stop during running episodes stamps them interrupted and the next start recovers them at once
  * (stale-after is two minutes: only the stamp can explain a quick recovery), redeploy.
  */
+@ExtendWith(MatrixRotation.class)
 class EarSmokeIT {
 
     static final Path SERVERS = Path.of(System.getProperty("cyclium.servers.dir", "target/servers")).toAbsolutePath();

@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Two standalone instances of the same full server on one PostgreSQL database — the cluster is
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * other's retention runs, also in the one JBeret job repository in that database, and finish each
  * other's work after a {@code kill -9}.
  */
+@ExtendWith(MatrixRotation.class)
 @Tag("matrix")
 class TwoNodesIT {
 
