@@ -13,13 +13,13 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Which "matrix" tests of the server matrix run. {@code -Dcyclium.matrix=all} (what -Dservers sets)
- * runs every one. {@code rotation} (the default, so CI's) runs one slot of {@link #SLOTS}, chosen by
- * the number of commits in the checkout: successive landings go round the whole matrix, a rerun of
- * the same commit runs the same cells, and every run also runs the "ci" cells, which this condition
- * never touches. {@code slot:N} runs slot N. Why not every cell in every CI run: the whole
- * {@code .ci/run} must stay under 40 minutes on two cores, and with the whole matrix it measured 36 to
- * 40 (README, CI budget); one slot adds two or three cells, about three minutes.
+ * Which "matrix" tests of the server matrix run. {@code -Dcyclium.matrix=all} (the default, so
+ * CI's, and what -Dservers sets) runs every one. {@code rotation} runs one slot of {@link #SLOTS},
+ * chosen by the number of commits in the checkout: successive runs of successive commits go round
+ * the whole matrix, a rerun of the same commit runs the same cells, and every run also runs the
+ * "ci" cells, which this condition never touches. {@code slot:N} runs slot N. Both are for shorter
+ * local runs, and for CI again should its 40-minute budget tighten: one slot adds two or three
+ * cells, about three minutes, where the whole matrix adds about eight (README, CI budget).
  *
  * <p>A "matrix" test missing from {@link #SLOTS} fails under rotation, so a new cell cannot quietly
  * never run in CI.

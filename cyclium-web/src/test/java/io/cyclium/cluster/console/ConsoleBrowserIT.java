@@ -56,6 +56,8 @@ class ConsoleBrowserIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String VIEWER_PASSWORD = "viewer-" + UUID.randomUUID();
     private static final Path SHOTS = Path.of("target", "console-screenshots");
+    /** Chromium's profile of each test, under target/ (not /tmp, where every run left fourteen). */
+    private static final Path PROFILES = Path.of("target", "console-chromium");
     private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");
 
     ClusterHarness cluster;
@@ -96,7 +98,7 @@ class ConsoleBrowserIT {
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--window-size=1280,1000",
-                "--user-data-dir=" + Files.createTempDirectory("cyclium-chromium").toAbsolutePath());
+                "--user-data-dir=" + Files.createTempDirectory(Files.createDirectories(PROFILES), testName).toAbsolutePath());
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new java.io.File("/usr/bin/chromedriver")).build();
         browser = new ChromeDriver(service, options);
