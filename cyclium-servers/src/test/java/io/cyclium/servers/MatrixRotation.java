@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Which "matrix" tests of the server matrix run. {@code -Dcyclium.matrix=all} (the default, so
- * CI's, and what -Dservers sets) runs every one. {@code rotation} runs one slot of {@link #SLOTS},
+ * CI's) runs every one. {@code rotation} runs one slot of {@link #SLOTS},
  * chosen by the number of commits in the checkout: successive runs of successive commits go round
  * the whole matrix, a rerun of the same commit runs the same cells, and every run also runs the
  * "ci" cells, which this condition never touches. {@code slot:N} runs slot N. Both are for shorter
@@ -56,7 +56,7 @@ public final class MatrixRotation implements ExecutionCondition {
         return chosen.runs(test)
                 ? ConditionEvaluationResult.enabled(test + " runs: " + chosen.why())
                 : ConditionEvaluationResult.disabled(test + " is not in this run's rotation slot (" + chosen.why()
-                        + "; -Dservers runs every cell)");
+                        + "; -Dcyclium.matrix=all, the default, runs every cell)");
     }
 
     private static Selection selection() {
