@@ -2,6 +2,8 @@ package io.cyclium.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cyclium.cluster.ListeningSockets;
+
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -14,6 +16,7 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
@@ -51,6 +54,23 @@ class NodeBootIT {
             assertThat(rs.next()).as("V1 recorded in cyclium_schema_history").isTrue();
             assertThat(rs.getBoolean(2)).isTrue();
         }
+    }
+
+    @Test
+    void the_node_and_this_test_jvm_listen_on_loopback_only() {
+        // Arquillian starts Micro as a child of this JVM; its HTTP listener, its data grid and the
+        // H2 file's AUTO_SERVER port (opened by whichever of the two processes came first) must all
+        // be on 127.0.0.1: tests use loopback only
+        ProcessHandle micro = ProcessHandle.current().descendants()
+                .filter(p -> p.info().commandLine().orElse("").contains("payara-micro")).findFirst()
+                .orElseThrow(() -> new AssertionError("no Payara Micro among this JVM's child processes"));
+        List<String> node = ListeningSockets.of(micro.pid());
+        assertThat(node).as("the node's listening sockets").isNotEmpty()
+                .allSatisfy(a -> assertThat(ListeningSockets.on(a, "127.0.0.1")).as(a + " is on 127.0.0.1").isTrue());
+        assertThat(node).as("the HTTP listener is one of them")
+                .anySatisfy(a -> assertThat(a).endsWith(":" + base.getPort()));
+        assertThat(ListeningSockets.of(ProcessHandle.current().pid())).as("this JVM's listening sockets")
+                .allSatisfy(a -> assertThat(ListeningSockets.on(a, "127.0.0.1")).as(a + " is on 127.0.0.1").isTrue());
     }
 
     @Test
