@@ -8,6 +8,7 @@ import io.cyclium.claims.HeldClaim;
 import io.cyclium.config.NodeMode;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeIds;
 import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.RunSnapshot;
 import io.cyclium.episode.TriggerInfo;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,6 +61,7 @@ public final class ActorRuntime {
     private final Context context;
     private final TriggerAdmission admission;
     private final SlotQueue slots;
+    private final EpisodeIds ids;
     private final Map<String, CircuitBreaker> breakers = new HashMap<>();
     private volatile boolean accepting = true;
 
@@ -69,6 +70,7 @@ public final class ActorRuntime {
         this.launcher = launcher;
         this.context = context;
         this.admission = new TriggerAdmission(definition, context.env(), context.timers(), context.clock(), context.telemetry());
+        this.ids = new EpisodeIds(context.clock());
         this.slots = new SlotQueue(maxConcurrent, launcher, context.node());
         for (ExpectationDefinition e : definition.expectations()) {
             if (e.hasBreaker()) {
@@ -176,7 +178,7 @@ public final class ActorRuntime {
     private NewEpisode newEpisode(FireRequest request, boolean defer, boolean runNow) {
         ExpectationDefinition exp = request.expectation();
         Scope scope = request.scope();
-        return new NewEpisode(UUID.randomUUID().toString(), definition.id(), exp.id(), definition.specRev(),
+        return new NewEpisode(ids.next(), definition.id(), exp.id(), definition.specRev(),
                 request.trigger(), request.dedupeKey(), exp.maxAttempts(), exp.budget(), defer ? null : context.node(),
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
                 scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId());

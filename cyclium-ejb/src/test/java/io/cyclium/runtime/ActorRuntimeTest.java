@@ -97,6 +97,20 @@ class ActorRuntimeTest {
     }
 
     @Test
+    void an_episode_id_is_a_version_7_uuid_of_the_runtimes_clock_so_later_episodes_sort_after_earlier_ones() {
+        ActorRuntime rt = worker(Overflow.QUEUE, 4);
+
+        String first = fire(rt, "k-a").episodeId();
+        clock.advance(Duration.ofMillis(1));
+        String second = fire(rt, "k-b").episodeId();
+
+        java.util.UUID id = java.util.UUID.fromString(first);
+        assertThat(id.version()).isEqualTo(7);
+        assertThat(id.getMostSignificantBits() >>> 16).isEqualTo(T0.toEpochMilli());
+        assertThat(second).isGreaterThan(first);
+    }
+
+    @Test
     void a_fire_beyond_the_slots_is_inserted_as_queued_on_this_node_and_not_started() {
         ActorRuntime rt = worker(Overflow.QUEUE, 1);
         fire(rt, "k-a");
