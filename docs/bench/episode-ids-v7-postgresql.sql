@@ -35,20 +35,6 @@ begin
     i := i + batch;
   end loop;
 end $$;
-checkpoint;
-select pg_current_wal_lsn() as l0, clock_timestamp() as t0 \gset
-call load('r', 4, 100000, 50);
-select pg_size_pretty(pg_current_wal_lsn() - :'l0') as wal_random, clock_timestamp() - :'t0'::timestamptz as time_random;
-checkpoint;
-select pg_current_wal_lsn() as l0, clock_timestamp() as t0 \gset
-call load('s', 7, 100000, 50);
-select pg_size_pretty(pg_current_wal_lsn() - :'l0') as wal_v7, clock_timestamp() - :'t0'::timestamptz as time_v7;
-checkpoint;
-select pg_current_wal_lsn() as l0, clock_timestamp() as t0 \gset
-call load('r', 4, 100000, 50);
-select pg_size_pretty(pg_current_wal_lsn() - :'l0') as wal_random, clock_timestamp() - :'t0'::timestamptz as time_random;
-checkpoint;
-select pg_current_wal_lsn() as l0, clock_timestamp() as t0 \gset
-call load('s', 7, 100000, 50);
-select pg_size_pretty(pg_current_wal_lsn() - :'l0') as wal_v7, clock_timestamp() - :'t0'::timestamptz as time_v7;
+\ir episode-ids-v7-postgresql-round.sql
+\ir episode-ids-v7-postgresql-round.sql
 drop schema idbench cascade;
