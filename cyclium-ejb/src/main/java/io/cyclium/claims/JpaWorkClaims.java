@@ -97,7 +97,18 @@ public final class JpaWorkClaims implements WorkClaims {
         String extend = "UPDATE " + TABLE + " SET lease_until = " + vendor.utcNowPlusSeconds("?1")
                 + ", last_heartbeat_at = " + now;
         renew = extend + " WHERE dedupe_key = ?2 AND owner_node = ?3 AND state = " + CLAIMED;
-        renewAll = extend + " WHERE owner_node = ?2 AND state = " + CLAIMED;
+        // PostgreSQL: the rows locked in key order first (a CTE with FOR UPDATE runs before the
+        // UPDATE and keeps its locks). A group commit settles many of the node's leases in one
+        // transaction, in the same order (DeferredUpdates.inLockOrder); in index order instead, a
+        // tick and such a batch deadlocked about once per tick under load, and PostgreSQL breaks
+        // a deadlock only after deadlock_timeout (1 s). MariaDB finds its deadlocks at once (the
+        // victim runs again, see inTransaction); H2 keeps the plain statement. The locked rows
+        // were re-checked under the lock (a row stolen or settled meanwhile is not among them).
+        renewAll = vendor == DatabaseVendor.POSTGRESQL
+                ? "WITH mine AS (SELECT dedupe_key FROM " + TABLE + " WHERE owner_node = ?2 AND state = " + CLAIMED
+                        + " ORDER BY dedupe_key COLLATE \"C\" FOR UPDATE) " + extend
+                        + " WHERE dedupe_key IN (SELECT dedupe_key FROM mine)"
+                : extend + " WHERE owner_node = ?2 AND state = " + CLAIMED;
 
         String settle = "UPDATE " + TABLE + " SET finished_at = " + now + ", state = ";
         String ownersLiveClaim = " WHERE dedupe_key = ?1 AND owner_node = ?2 AND state = " + CLAIMED;
@@ -145,8 +156,9 @@ public final class JpaWorkClaims implements WorkClaims {
      * lock the primary key and then rewrite that index entry, so a heartbeat tick and a settle or
      * steal of one of its rows can each hold what the other waits for. Running the victim again is
      * safe: nothing of it was applied, and each transaction is one guarded operation that re-reads
-     * whatever it decides on. (PostgreSQL and H2 lock rows only; single-row statements cannot
-     * close a cycle with renewAll there.)
+     * whatever it decides on. (PostgreSQL and H2 lock rows only: a cycle there needs a transaction
+     * holding several claim rows, as a group commit's batch does; on PostgreSQL renewAll and the
+     * batches lock them in the same order.)
      */
     private <T> T inTransaction(String operation, Function<EntityManager, T> work) {
         return DeadlockRetry.inNewTransaction(tx, work, attempt -> {
@@ -238,7 +250,7 @@ public final class JpaWorkClaims implements WorkClaims {
     public Optional<Boolean> settleIn(EntityManager em, String key, String owner, long fence, boolean done, String detail) {
         checkClaim(key, owner);
         // the done form through NativeSql: a group commit may batch it with other episodes' finishes
-        int changed = done ? NativeSql.numbered(settleDone, key, owner, fence).executeUpdate(em)
+        int changed = done ? NativeSql.numbered(settleDone, key, owner, fence).lockingClaim(key).executeUpdate(em)
                 : em.createNativeQuery(settleFailed).setParameter(4, detail)
                         .setParameter(1, key).setParameter(2, owner).setParameter(3, fence).executeUpdate();
         if (changed == 0) {

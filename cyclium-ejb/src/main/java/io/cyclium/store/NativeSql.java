@@ -30,6 +30,7 @@ public final class NativeSql {
 
     private final StringBuilder text = new StringBuilder();
     private final List<Object> parameters = new ArrayList<>();
+    private String lockedClaim;
 
     /** A text (CLOB) column of a native query's row: String or Clob, by driver. */
     public static String text(Object column) {
@@ -160,6 +161,22 @@ public final class NativeSql {
 
     public String text() {
         return text.toString();
+    }
+
+    /**
+     * Says that this statement locks the existing row of the lease keyed {@code key} (it settles
+     * it). A group commit's deferred statements lock those rows in key order, the order the
+     * heartbeat locks a node's leases in, so the two never wait for each other in a cycle
+     * ({@link DeferredUpdates}).
+     */
+    public NativeSql lockingClaim(String key) {
+        this.lockedClaim = Objects.requireNonNull(key, "key");
+        return this;
+    }
+
+    /** The lease key given to {@link #lockingClaim}, or null. */
+    public String lockedClaim() {
+        return lockedClaim;
     }
 
     public List<Object> parameters() {
