@@ -321,8 +321,11 @@ public final class ThroughputBench {
         Thread.sleep(40_000); // lease 30 s: a tick every 10 s
         try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT"
-                        + " COALESCE(SUM(calls) FILTER (WHERE query LIKE 'UPDATE cyclium_work_claims SET lease_until%owner_node%'), 0),"
+                        + " COALESCE(SUM(calls) FILTER (WHERE query LIKE 'UPDATE cyclium_work_claims SET lease_until%owner_node%'"
+                        // the renewal on PostgreSQL: rows locked in key order first (JpaWorkClaims)
+                        + "   OR query LIKE 'WITH mine AS (SELECT dedupe_key FROM cyclium_work_claims WHERE owner_node%'), 0),"
                         + " COALESCE(SUM(calls) FILTER (WHERE query LIKE 'UPDATE cyclium_work_claims SET lease_until%'"
+                        + "   OR query LIKE 'WITH mine AS (SELECT dedupe_key FROM cyclium_work_claims%'"
                         + "   OR query LIKE 'UPDATE cyclium_nodes SET last_seen%' OR query LIKE '%cancel_requested = %run_node%'"
                         + "   OR query LIKE 'UPDATE cyclium_episodes SET updated_at%queued_at%'"
                         + "   OR query LIKE 'SELECT dedupe_key, state, owner_node%owner_node%'), 0),"
