@@ -209,6 +209,14 @@ public final class LeasedClaimGate implements ClaimGate {
         // is not in its answer, and is not lost (the next tick sees it). Nor is one settled and
         // re-acquired meanwhile: the held map then has another claim for the key.
         List<HeldClaim> before = List.copyOf(held.values());
+        // Likewise a key known here before the query (held, pending, held outside) is no orphan
+        // even when it is known no more: its task settled it while the query ran, after the row
+        // was read as live, and failing it would change nothing (the guard finds no live row)
+        // but cost a statement. A task that died without settling leaves its key unknown to
+        // every later reconcile, and the next tick's surplus count brings one on.
+        Set<String> knownBefore = new java.util.HashSet<>(held.keySet());
+        knownBefore.addAll(pending);
+        knownBefore.addAll(heldOutside);
         Map<String, Long> live = new java.util.HashMap<>();
         for (ClaimRecord r : claims.ownedLive(owner)) {
             live.put(r.key(), r.fence());
@@ -230,7 +238,7 @@ public final class LeasedClaimGate implements ClaimGate {
             }
         }
         for (String key : live.keySet()) {
-            if (!held.containsKey(key) && !pending.contains(key) && !heldOutside.contains(key)) {
+            if (!knownBefore.contains(key) && !held.containsKey(key) && !pending.contains(key) && !heldOutside.contains(key)) {
                 // A live lease nobody here runs (a task that died without settling it): let it
                 // expire instead of renewing it forever.
                 try {

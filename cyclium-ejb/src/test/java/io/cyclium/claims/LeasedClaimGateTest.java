@@ -101,6 +101,45 @@ class LeasedClaimGateTest {
     }
 
     @Test
+    void a_lease_its_task_settles_while_the_heartbeat_reads_the_live_leases_is_not_released_as_an_orphan() {
+        // the claims as a database answers them, with the read of live leases racing a settle:
+        // the row is read as live, then the task's settle commits before the gate looks at it
+        java.util.List<String> failed = new java.util.ArrayList<>();
+        LeasedClaimGate[] racing = new LeasedClaimGate[1];
+        HeldClaim[] settledDuringRead = new HeldClaim[1];
+        WorkClaims raced = (WorkClaims) java.lang.reflect.Proxy.newProxyInstance(WorkClaims.class.getClassLoader(),
+                new Class<?>[] {WorkClaims.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(claims, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("ownedLive") && settledDuringRead[0] != null) {
+                        racing[0].complete(settledDuringRead[0]);
+                        settledDuringRead[0] = null;
+                    } else if (method.getName().equals("fail")) {
+                        failed.add((String) args[0]);
+                    }
+                    return answer;
+                });
+        LeasedClaimGate gate = new LeasedClaimGate(raced, "node-a", LEASE, telemetry);
+        racing[0] = gate;
+        HeldClaim finishing = gate.acquire("episode:finishing", "episode").orElseThrow();
+        HeldClaim stolen = gate.acquire("episode:stolen", "episode").orElseThrow();
+        claims.lapse("episode:stolen");
+        claims.acquire("episode:stolen", "node-b", LEASE, "episode");
+        settledDuringRead[0] = finishing;
+
+        assertThat(gate.renewAll()).as("one of two held leases renewed: the gate reconciles").isEqualTo(1);
+
+        assertThat(gate.stillOwns(stolen)).as("the stolen lease is found lost").isFalse();
+        assertThat(claims.find("episode:finishing").orElseThrow().state()).as("settled by its task").isEqualTo(ClaimState.DONE);
+        assertThat(failed).as("no release of a lease settled during the read: it would change nothing and cost a statement")
+                .isEmpty();
+    }
+
+    @Test
     void every_lease_taken_settled_or_lost_is_announced_and_a_renewal_is_not() {
         java.util.List<String> heard = new java.util.ArrayList<>();
         gate.onChange(c -> heard.add(c.change() + " " + c.key() + " " + c.owner() + " fence " + c.fence()));
