@@ -33,6 +33,12 @@ final class OwnPostgres implements AutoCloseable {
             // plans per statement for the top-statements lines; off otherwise (it costs a lock per plan)
             settings.add("pg_stat_statements.track_planning=on");
         }
+        // more server settings for a diagnosis, e.g. -Dbench.pg-settings=log_lock_waits=on,deadlock_timeout=20ms
+        for (String extra : System.getProperty("bench.pg-settings", "").split(",")) {
+            if (!extra.isBlank()) {
+                settings.add(extra.trim());
+            }
+        }
         OwnPostgres pg = new OwnPostgres(PrivateDatabaseServer.start(HarnessDatabase.Vendor.POSTGRESQL, root, settings));
         // an aborted benchmark (Ctrl-C, SIGTERM) leaves no server behind
         Runtime.getRuntime().addShutdownHook(new Thread(pg::close, "bench-postgres-stop"));

@@ -405,7 +405,8 @@ public final class ThroughputBench {
         private final long jvmTicks;
         private final long jitTicks;
         private final long gcTicks;
-        private final long pgTicks;
+        private final Map<Long, Long> pgTicks;
+        private final long[] wal;
         private final long autovacuums;
         private final long started;
 
@@ -418,6 +419,7 @@ public final class ThroughputBench {
             this.jitTicks = threadTicks(nodes, JIT_THREADS);
             this.gcTicks = threadTicks(nodes, GC_THREADS);
             this.pgTicks = postgresTicks(pg);
+            this.wal = wal(pg);
             this.autovacuums = autovacuums(pg, db);
             this.started = System.nanoTime();
         }
@@ -429,7 +431,10 @@ public final class ThroughputBench {
         void end(int episodes, String scenario, Map<String, List<Double>> figures) throws SQLException {
             double seconds = (System.nanoTime() - started) / 1e9;
             long jvm = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum() - jvmTicks;
-            long pgCpu = postgresTicks(pg) - pgTicks;
+            Map<Long, Long> pgNow = postgresTicks(pg);
+            Map<String, Long> pgKinds = postgresKinds(pg, pgTicks, pgNow);
+            long pgCpu = pgKinds.values().stream().mapToLong(Long::longValue).sum();
+            long[] walNow = wal(pg);
             Stats s = Stats.read(pg, db);
             double rate = episodes / seconds;
             double jvmUs = jvm * 1e6 / CLOCK_TICKS / episodes;
@@ -443,6 +448,18 @@ public final class ThroughputBench {
             // PostgreSQL's CPU includes autovacuum of what earlier phases left: say when it ran in this one
             System.out.printf(Locale.ROOT, "[bench]   %-36s PostgreSQL: %d autovacuum/autoanalyze runs on the node database during it%n",
                     "", autovacuums(pg, db) - autovacuums);
+            // where PostgreSQL's CPU went (by process), and the WAL it wrote (pg_stat_wal, the whole server)
+            StringBuilder kinds = new StringBuilder();
+            pgKinds.entrySet().stream().filter(e -> e.getValue() > 0)
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                    .forEach(e -> kinds.append(kinds.length() == 0 ? "" : ", ")
+                            .append(String.format(Locale.ROOT, "%,.0f µs %s", e.getValue() * 1e6 / CLOCK_TICKS / episodes, e.getKey())));
+            System.out.printf(Locale.ROOT, "[bench]   %-36s of PostgreSQL's: %s%n", "", kinds);
+            System.out.printf(Locale.ROOT, "[bench]   %-36s WAL per episode: %,.0f bytes in %.1f records, %.2f full-page images%n", "",
+                    (walNow[0] - wal[0]) / (double) episodes, (walNow[1] - wal[1]) / (double) episodes,
+                    (walNow[2] - wal[2]) / (double) episodes);
+            figures.computeIfAbsent(scenario + ": WAL bytes/episode", k -> new ArrayList<>())
+                    .add((walNow[0] - wal[0]) / (double) episodes);
             topStatements(pg, db, Integer.getInteger("bench.top-statements", 0));
             // a JVM still compiling its hot paths is not in its steady state: say how much of its CPU that was
             System.out.printf(Locale.ROOT, "[bench]   %-36s of the JVM's: %,.0f µs JIT compiler threads, %,.0f µs GC threads,"
@@ -507,19 +524,70 @@ public final class ThroughputBench {
         }
     }
 
-    private static long postgresTicks(OwnPostgres pg) {
+    /**
+     * CPU ticks of the postmaster (key 0: its own and its reaped children's) and of each of its
+     * live children (by pid).
+     */
+    private static Map<Long, Long> postgresTicks(OwnPostgres pg) {
         long postmaster = pg.postmasterPid();
-        long total = cpuTicks(postmaster, true);
+        Map<Long, Long> ticks = new java.util.HashMap<>();
+        ticks.put(0L, cpuTicks(postmaster, true));
         try (var procs = Files.list(Path.of("/proc"))) {
             for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
                 String[] f = stat(p);
                 if (f != null && Long.parseLong(f[1]) == postmaster) {
-                    total += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    ticks.put(Long.parseLong(p.getFileName().toString()), Long.parseLong(f[11]) + Long.parseLong(f[12]));
                 }
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        return total;
+        return ticks;
+    }
+
+    /**
+     * The CPU ticks between two {@link #postgresTicks} by kind of process (its title: backends,
+     * walwriter, checkpointer, ...). A child that ended meanwhile is in the postmaster's reaped
+     * time, less what it had used before; that remainder is "ended processes" (autovacuum workers,
+     * closed connections). The kinds sum to the whole server's ticks.
+     */
+    private static Map<String, Long> postgresKinds(OwnPostgres pg, Map<Long, Long> before, Map<Long, Long> after) {
+        Map<String, Long> kinds = new java.util.TreeMap<>();
+        long ended = after.get(0L) - before.get(0L);
+        for (Map.Entry<Long, Long> e : before.entrySet()) {
+            if (e.getKey() != 0L && !after.containsKey(e.getKey())) {
+                ended -= e.getValue();
+            }
+        }
+        kinds.put("ended processes", ended);
+        for (Map.Entry<Long, Long> e : after.entrySet()) {
+            if (e.getKey() != 0L) {
+                kinds.merge(processKind(e.getKey()), e.getValue() - before.getOrDefault(e.getKey(), 0L), Long::sum);
+            }
+        }
+        return kinds;
+    }
+
+    private static String processKind(long pid) {
+        String title;
+        try {
+            title = Files.readString(Path.of("/proc/" + pid + "/cmdline")).replace('\0', ' ').trim();
+        } catch (IOException | RuntimeException gone) {
+            return "ended processes";
+        }
+        if (title.contains("(") || title.contains("[local]")) {
+            return "backends";
+        }
+        String kind = title.startsWith("postgres:") ? title.substring("postgres:".length()).trim() : title;
+        return kind.isEmpty() ? "unnamed processes" : kind;
+    }
+
+    /** pg_stat_wal's bytes, records and full-page images so far (the whole server). */
+    private static long[] wal(OwnPostgres pg) throws SQLException {
+        try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT wal_bytes, wal_records, wal_fpi FROM pg_stat_wal")) {
+            rs.next();
+            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+        }
     }
 }
