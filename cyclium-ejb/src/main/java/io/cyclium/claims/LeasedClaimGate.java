@@ -214,8 +214,8 @@ public final class LeasedClaimGate implements ClaimGate {
         // was read as live, and failing it would change nothing (the guard finds no live row)
         // but cost a statement. A task that died without settling leaves its key unknown to
         // every later reconcile, and the next tick's surplus count brings one on.
-        Set<String> knownBefore = new java.util.HashSet<>(held.keySet());
-        knownBefore.addAll(pending);
+        Set<String> knownBefore = new java.util.HashSet<>(pending);
+        before.forEach(claim -> knownBefore.add(claim.key()));
         knownBefore.addAll(heldOutside);
         Map<String, Long> live = new java.util.HashMap<>();
         for (ClaimRecord r : claims.ownedLive(owner)) {

@@ -432,7 +432,7 @@ public final class ThroughputBench {
             double seconds = (System.nanoTime() - started) / 1e9;
             long jvm = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum() - jvmTicks;
             Map<Long, Long> pgNow = postgresTicks(pg);
-            Map<String, Long> pgKinds = postgresKinds(pg, pgTicks, pgNow);
+            Map<String, Long> pgKinds = postgresKinds(pgTicks, pgNow);
             long pgCpu = pgKinds.values().stream().mapToLong(Long::longValue).sum();
             long[] walNow = wal(pg);
             Stats s = Stats.read(pg, db);
@@ -551,7 +551,7 @@ public final class ThroughputBench {
      * time, less what it had used before; that remainder is "ended processes" (autovacuum workers,
      * closed connections). The kinds sum to the whole server's ticks.
      */
-    private static Map<String, Long> postgresKinds(OwnPostgres pg, Map<Long, Long> before, Map<Long, Long> after) {
+    private static Map<String, Long> postgresKinds(Map<Long, Long> before, Map<Long, Long> after) {
         Map<String, Long> kinds = new java.util.TreeMap<>();
         long ended = after.get(0L) - before.get(0L);
         for (Map.Entry<Long, Long> e : before.entrySet()) {
