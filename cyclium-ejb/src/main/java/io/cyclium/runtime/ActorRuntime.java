@@ -170,9 +170,9 @@ public final class ActorRuntime {
                 return new FireResult(FireResult.Kind.DROPPED, null, dedupeKey);
             }
         }
-        admission.fired(exp, request.trigger());
+        Runnable uncool = admission.fired(exp, request.trigger());
         NewEpisode episode = newEpisode(request, defer, runNow);
-        return defer ? defer(episode, exp, probe, breaker) : insert(episode, exp, runNow, probe, breaker);
+        return defer ? defer(episode, exp, probe, breaker, uncool) : insert(episode, exp, runNow, probe, breaker, uncool);
     }
 
     private NewEpisode newEpisode(FireRequest request, boolean defer, boolean runNow) {
@@ -185,16 +185,21 @@ public final class ActorRuntime {
     }
 
     /** Trigger-only: the row is created (UIs see it) with a request a full node will run. */
-    private FireResult defer(NewEpisode episode, ExpectationDefinition exp, boolean probe, CircuitBreaker breaker) {
+    private FireResult defer(NewEpisode episode, ExpectationDefinition exp, boolean probe, CircuitBreaker breaker,
+            Runnable uncool) {
+        // (a deferral in host code's transaction that rolls back later keeps its cooldown: the
+        // launcher tells no outcome here)
         boolean deferred;
         try {
             deferred = launcher.defer(episode);
         } catch (RuntimeException e) {
             probeNotRun(probe, breaker);
+            uncool.run();
             throw e;
         }
         if (!deferred) {
             probeNotRun(probe, breaker);
+            uncool.run();
             count("episode_deduplicated", exp);
             return new FireResult(FireResult.Kind.DUPLICATE, null, episode.dedupeKey());
         }
@@ -203,13 +208,13 @@ public final class ActorRuntime {
     }
 
     private FireResult insert(NewEpisode episode, ExpectationDefinition exp, boolean runNow, boolean probe,
-            CircuitBreaker breaker) {
+            CircuitBreaker breaker, Runnable uncool) {
         // Everything after the insert waits for its transaction to settle (host code's, when it fired
         // the trigger inside one): a task started earlier would not find the row. settle() runs once.
         AtomicBoolean settledOnce = new AtomicBoolean();
         Consumer<Boolean> settle = ours -> {
             if (settledOnce.compareAndSet(false, true)) {
-                settle(episode, runNow, ours, probe, breaker);
+                settle(episode, runNow, ours, probe, breaker, uncool);
             }
         };
         boolean inserted;
@@ -224,20 +229,26 @@ public final class ActorRuntime {
             count("episode_deduplicated", exp);
             return new FireResult(FireResult.Kind.DUPLICATE, null, episode.dedupeKey());
         }
-        context.telemetry().count("episode_created", "actor", definition.id(), "expectation", exp.id(), "trigger",
-                episode.trigger().type());
         return new FireResult(runNow ? FireResult.Kind.STARTED : FireResult.Kind.QUEUED, episode.id(), episode.dedupeKey());
     }
 
-    /** The insert's transaction ended: run or queue the committed episode, or give the slot back. */
-    private void settle(NewEpisode episode, boolean runNow, boolean ours, boolean probe, CircuitBreaker breaker) {
+    /**
+     * The insert's transaction ended: run or queue the committed episode, or give the slot (and
+     * the subject's cooldown) back. Counted as created only here, once committed: an insert rolled
+     * back with its transaction (host code's, or a batch of events sent again) created nothing.
+     */
+    private void settle(NewEpisode episode, boolean runNow, boolean ours, boolean probe, CircuitBreaker breaker,
+            Runnable uncool) {
         if (!ours) {
             if (runNow) {
                 slots.unreserve();
             }
             probeNotRun(probe, breaker);
+            uncool.run();
             return;
         }
+        context.telemetry().count("episode_created", "actor", definition.id(), "expectation", episode.expectationId(),
+                "trigger", episode.trigger().type());
         BackgroundPass.run("episode_start", new String[] {"actor", definition.id()}, LOG, context.telemetry(),
                 () -> "Episode " + episode.id() + " is stored but could not be started here; the recovery sweep will run it",
                 () -> {

@@ -108,11 +108,26 @@ final class TriggerAdmission {
         return null;
     }
 
-    /** An episode was created for an event: its subject cools down from now. */
-    void fired(ExpectationDefinition exp, TriggerInfo trigger) {
-        if (!exp.cooldown().isZero() && TriggerInfo.EVENT.equals(trigger.type())) {
-            cooldownUntil.put(exp.id() + "|" + subjectOf(exp, trigger.payload()), clock.instant().plus(exp.cooldown()));
+    /**
+     * An episode is being created for an event: its subject cools down from now. Returns what puts
+     * the subject back as it was, for when that episode is not stored by this node after all (its
+     * transaction rolled back, or its key was taken): left cooling, the subject would drop the very
+     * event sent again to make up for the loss. A newer cooldown set meanwhile is left alone.
+     */
+    Runnable fired(ExpectationDefinition exp, TriggerInfo trigger) {
+        if (exp.cooldown().isZero() || !TriggerInfo.EVENT.equals(trigger.type())) {
+            return () -> { };
         }
+        String subject = exp.id() + "|" + subjectOf(exp, trigger.payload());
+        Instant until = clock.instant().plus(exp.cooldown());
+        Instant before = cooldownUntil.put(subject, until);
+        return () -> {
+            if (before == null) {
+                cooldownUntil.remove(subject, until);
+            } else {
+                cooldownUntil.replace(subject, until, before);
+            }
+        };
     }
 
     /** Cancels pending debounce timers (drain, undeploy). */

@@ -651,6 +651,35 @@ class ActorRuntimeTest {
     }
 
     @Test
+    void an_event_whose_transaction_rolled_back_leaves_no_cooldown_so_the_same_event_sent_again_is_stored() {
+        ActorRuntime rt = cooled();
+        launcher.holdCommits();
+        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        launcher.rollBackHeld();
+
+        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        timers.runDue();
+        rt.onEvent(event("host.load", "e2", "{\"host\":\"db-1\"}"));
+        timers.runDue();
+
+        assertThat(launcher.inserted).as("sent again after the rollback: stored, and cooling the subject from then")
+                .extracting(row -> row.trigger().eventId()).containsExactly("e1");
+    }
+
+    @Test
+    void an_event_whose_transaction_commits_later_keeps_the_subject_cooling() {
+        ActorRuntime rt = cooled();
+        launcher.holdCommits();
+        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        launcher.commitHeld();
+
+        rt.onEvent(event("host.load", "e2", "{\"host\":\"db-1\"}"));
+        timers.runDue();
+
+        assertThat(launcher.inserted).extracting(row -> row.trigger().eventId()).containsExactly("e1");
+    }
+
+    @Test
     void the_cooldown_is_per_subject() {
         ActorRuntime rt = cooled();
         rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\"}"));

@@ -169,7 +169,7 @@ class ClusterDedupeIT {
     }
 
     /** Sends the same POST to every node from a thread each, released together. */
-    private static List<HttpReply> postAtOnce(List<ClusterNode> nodes, String path, String json) {
+    static List<HttpReply> postAtOnce(List<ClusterNode> nodes, String path, String json) {
         ExecutorService threads = Executors.newFixedThreadPool(nodes.size());
         try {
             CountDownLatch go = new CountDownLatch(1);

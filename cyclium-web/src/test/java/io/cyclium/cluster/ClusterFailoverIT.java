@@ -38,6 +38,23 @@ class ClusterFailoverIT {
     /** Wall-clock shift of each node under libfaketime, seconds. */
     static final long SKEW_SECONDS = 300;
 
+    /** The node's {@code cyclium_event_batch_rerun_total} (0 before the first rerun). */
+    static long batchReruns(ClusterNode node) {
+        try {
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(node.api().resolve("/metrics?scope=application")).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as("GET /metrics on %s", node.name()).isEqualTo(200);
+            return r.body().lines().filter(l -> l.startsWith("cyclium_event_batch_rerun_total"))
+                    .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The product WAR plus the cluster test actor, written once per run. */
     static Path warWithClusterActor() {
         return ClusterHarness.productWarWith("cyclium-cluster-it.war", ClusterActor.class);
@@ -276,6 +293,69 @@ class ClusterFailoverIT {
                 return log.contains("Episode " + id + " lost its lease")
                         || log.contains("Episode " + id + ": step") && log.contains("already journaled by another owner");
             });
+        }
+
+        /**
+         * The same list of events sent to both nodes at once, then a list repeating part of it with
+         * new events and one event twice: each node's list goes to the database as JDBC batches,
+         * and a key another node or the list itself already holds rolls that transaction back and
+         * runs the list the ordinary way. Whatever ran which way: one episode per event, each
+         * done and delivered once.
+         */
+        @Test
+        void lists_of_events_posted_to_both_nodes_at_once_and_again_make_one_episode_per_event_delivered_once() {
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            List<String> first = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                first.add("list-" + run + "-" + i);
+            }
+            List<String> second = new ArrayList<>(first.subList(20, 30));
+            for (int i = 30; i < 40; i++) {
+                second.add("list-" + run + "-" + i);
+            }
+            second.add(second.get(second.size() - 1));
+
+            Map<String, String> keys = new java.util.HashMap<>();
+            for (HttpReply r : ClusterDedupeIT.postAtOnce(cluster.nodes(), "/events", eventList(first))) {
+                keys.putAll(keysByEvent(r));
+            }
+            keys.putAll(keysByEvent(cluster.node("node-b").post("/events", eventList(second))));
+            assertThat(keys).as("a dedupe key for each of the 40 events").hasSize(40);
+
+            for (String key : keys.values()) {
+                Map<String, Object> e = Await.until(WAIT, "the episode for " + key + " to be done", () -> {
+                    List<Map<String, Object>> rows = cluster.database().query(
+                            "SELECT id, status FROM cyclium_episodes WHERE dedupe_key = ?", key);
+                    return rows.size() == 1 && "done".equals(rows.get(0).get("status")) ? rows.get(0) : null;
+                });
+                assertThat(cluster.database().query("SELECT id FROM cyclium_episodes WHERE dedupe_key = ?", key))
+                        .as("episodes with key %s", key).hasSize(1);
+                assertThat(deliveries((String) e.get("id"))).as("deliveries of %s", key).isEqualTo(1);
+            }
+            // the second list names one event twice: it cannot have gone through as JDBC batches.
+            // Of the two first lists, the one that got the keys first did (the other met them).
+            long reruns = cluster.nodes().stream().mapToLong(ClusterFailoverIT::batchReruns).sum();
+            assertThat(reruns).as("lists that met a taken key and ran again the ordinary way").isBetween(1L, 2L);
+        }
+
+        private static String eventList(List<String> ids) {
+            return ids.stream().map(id -> "{\"type\":\"chaos.work\",\"id\":\"" + id
+                    + "\",\"payload\":{\"steps\":1,\"stepMs\":10}}").collect(java.util.stream.Collectors.joining(",", "[", "]"));
+        }
+
+        /** Event id → the chaos expectation's dedupe key, from a 202 answer to a list. */
+        private static Map<String, String> keysByEvent(HttpReply reply) {
+            assertThat(reply.status()).as("POST /events: %s", reply).isEqualTo(202);
+            Map<String, String> keys = new java.util.HashMap<>();
+            for (jakarta.json.JsonObject accepted : reply.jsonObject().getJsonArray("accepted")
+                    .getValuesAs(jakarta.json.JsonObject.class)) {
+                String key = accepted.getJsonArray("matched").getValuesAs(jakarta.json.JsonObject.class).stream()
+                        .filter(m -> "chaos".equals(m.getString("expectation"))).map(m -> m.getString("dedupeKey"))
+                        .findFirst().orElseThrow(() -> new AssertionError("chaos did not match: " + accepted));
+                String earlier = keys.put(accepted.getString("id"), key);
+                assertThat(earlier).as("one key per event").isIn(null, key);
+            }
+            return keys;
         }
 
         @Test
