@@ -36,8 +36,10 @@ public interface EpisodeLauncher {
     /**
      * Trigger-only: inserts the episode row (so UIs see it) and a trigger request for a full
      * node, in one transaction (the caller's when there is one); false when the dedupe key is taken.
+     * {@code settled} is told once, as for {@link #insert}, whether both rows are now committed and
+     * this call's.
      */
-    default boolean defer(NewEpisode episode) {
+    default boolean defer(NewEpisode episode, Consumer<Boolean> settled) {
         throw new IllegalStateException("this launcher cannot defer episodes: " + getClass().getName());
     }
 

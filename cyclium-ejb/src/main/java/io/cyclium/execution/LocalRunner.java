@@ -96,16 +96,18 @@ public final class LocalRunner implements EpisodeLauncher {
 
     /** The episode row and its trigger request in one transaction: both or neither. */
     @Override
-    public boolean defer(NewEpisode episode) {
+    public boolean defer(NewEpisode episode, Consumer<Boolean> settled) {
+        AtomicBoolean won = new AtomicBoolean();
         return env.tx().inCallerTransaction(em -> {
+            won.set(false);
             if (!env.store().insert(em, episode)) {
                 return false;
             }
             requests.insert(em, java.util.UUID.randomUUID().toString(), episode.id(), episode.actorId(),
                     episode.expectationId(), env.node(), episode.sourceStack(), episode.sourceEnv(), false);
+            won.set(true);
             return true;
-        }, committed -> {
-        });
+        }, committed -> settled.accept(committed && won.get()));
     }
 
     @Override

@@ -187,23 +187,26 @@ public final class ActorRuntime {
     /** Trigger-only: the row is created (UIs see it) with a request a full node will run. */
     private FireResult defer(NewEpisode episode, ExpectationDefinition exp, boolean probe, CircuitBreaker breaker,
             Runnable uncool) {
-        // (a deferral in host code's transaction that rolls back later keeps its cooldown: the
-        // launcher tells no outcome here)
+        // counted, or its cooldown given back, once its transaction ended (host code's may be open)
+        Consumer<Boolean> settled = ours -> {
+            if (ours) {
+                count("episode_deferred", exp);
+            } else {
+                uncool.run();
+            }
+        };
         boolean deferred;
         try {
-            deferred = launcher.defer(episode);
+            deferred = launcher.defer(episode, settled);
         } catch (RuntimeException e) {
             probeNotRun(probe, breaker);
-            uncool.run();
             throw e;
         }
         if (!deferred) {
             probeNotRun(probe, breaker);
-            uncool.run();
             count("episode_deduplicated", exp);
             return new FireResult(FireResult.Kind.DUPLICATE, null, episode.dedupeKey());
         }
-        count("episode_deferred", exp);
         return new FireResult(FireResult.Kind.DEFERRED, episode.id(), episode.dedupeKey());
     }
 

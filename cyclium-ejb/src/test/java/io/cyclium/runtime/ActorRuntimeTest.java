@@ -667,6 +667,26 @@ class ActorRuntimeTest {
     }
 
     @Test
+    void on_a_trigger_only_node_a_deferral_rolled_back_with_its_transaction_leaves_no_cooldown_and_is_not_counted() {
+        io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
+        ActorRuntime rt = new ActorRuntime(actor("monitor", Overflow.QUEUE,
+                expectation("load").on("host.load").cooldown(Duration.ofMinutes(1), "host")), 10, launcher,
+                new ActorRuntime.Context(timers, clock, telemetry, "node-1", "stack-a", null, new Jitter(Duration.ZERO),
+                        () -> io.cyclium.config.NodeMode.TRIGGER_ONLY));
+        launcher.holdCommits();
+        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        launcher.rollBackHeld();
+        assertThat(telemetry.count("episode_deferred")).as("nothing was deferred").isZero();
+
+        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        rt.onEvent(event("host.load", "e2", "{\"host\":\"db-1\"}"));
+
+        assertThat(launcher.deferred).as("sent again after the rollback: deferred, and cooling the subject from then")
+                .extracting(row -> row.trigger().eventId()).containsExactly("e1");
+        assertThat(telemetry.count("episode_deferred")).isEqualTo(1);
+    }
+
+    @Test
     void an_event_whose_transaction_commits_later_keeps_the_subject_cooling() {
         ActorRuntime rt = cooled();
         launcher.holdCommits();

@@ -45,11 +45,13 @@ class RecordingLauncher implements EpisodeLauncher {
     }
 
     @Override
-    public boolean defer(NewEpisode episode) {
+    public boolean defer(NewEpisode episode, Consumer<Boolean> settled) {
         if (keyTaken) {
+            settled(settled, false);
             return false;
         }
         deferred.add(episode);
+        settled(settled, true);
         return true;
     }
 
@@ -98,6 +100,7 @@ class RecordingLauncher implements EpisodeLauncher {
         held.clear();
         now.forEach(c -> c.accept(false));
         inserted.clear();
+        deferred.clear();
     }
 
     @Override
