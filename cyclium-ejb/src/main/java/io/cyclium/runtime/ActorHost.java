@@ -27,7 +27,6 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.store.GroupCommit;
-import io.cyclium.store.RegistryAnsweredTx;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.Resource;
@@ -40,7 +39,6 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -71,10 +69,6 @@ public class ActorHost {
 
     @Inject
     Tx tx;
-
-    /** Answers "has the caller a transaction?" without an EJB call ({@link RegistryAnsweredTx}). */
-    @Resource
-    TransactionSynchronizationRegistry txRegistry;
 
     @Inject
     DatabaseVendor vendor;
@@ -134,7 +128,7 @@ public class ActorHost {
         store = new EpisodeStore(vendor);
         // Episode rows, journal rows and terminal writes of many tasks share transactions (one writer
         // commits what all of them handed over meanwhile); writes in host code's transaction do not.
-        groupCommit = GroupCommit.start(new RegistryAnsweredTx(tx, txRegistry), threadFactory, config.groupCommitMax(), config.groupCommitWriters(),
+        groupCommit = GroupCommit.start(tx, threadFactory, config.groupCommitMax(), config.groupCommitWriters(),
                 size -> telemetry.record("group_commit_writes", size),
                 // pgjdbc reports a count per batched statement; the others are not verified here
                 vendor == DatabaseVendor.POSTGRESQL);
