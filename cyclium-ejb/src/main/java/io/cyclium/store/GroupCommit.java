@@ -162,6 +162,8 @@ public final class GroupCommit implements Tx {
         recordedHere.set(recorded);
         try {
             return java.util.Optional.ofNullable(delegate.inNewTransaction(em -> {
+                // one synchronization for every recorded write: each hears how the transaction ended
+                delegate.inCallerTransaction(joined -> null, recorded::settle);
                 T result = work.apply(em);
                 recorded.flush(em);
                 if (recorded.mismatched) {
@@ -182,27 +184,46 @@ public final class GroupCommit implements Tx {
         }
     }
 
+    /** A work's statements, recorded, and the answer it gave on being told 1 row for each. */
+    private record Recording<T>(List<NativeSql> statements, T answer) {
+    }
+
+    /**
+     * Runs {@code work} against a recording entity manager: its statements and answer when every
+     * write was a deferrable update (the answer then holds only if each changes one row), else null.
+     */
+    private static <T> Recording<T> record(Function<EntityManager, T> work) {
+        List<NativeSql> statements = new ArrayList<>();
+        EntityManager recording = DeferredUpdates.recording(statements);
+        try {
+            T answer = work.apply(recording);
+            return DeferredUpdates.refused(recording) ? null : new Recording<>(statements, answer);
+        } catch (RuntimeException e) {
+            // not deferrable (a read, a statement of its own), or failed although told 1 every
+            // time: either way it runs for real, where it meets the real counts
+            return null;
+        }
+    }
+
     /** The writes of one {@link #inRecordedTransaction}, waiting to go to the database as batches. */
     private final class Recorded {
         private final List<List<NativeSql>> works = new ArrayList<>();
+        /** The recorded writes' callers, told together how the transaction ended (one synchronization). */
+        private final List<Consumer<Boolean>> settles = new ArrayList<>();
         private boolean mismatched;
 
         <T> T take(Function<EntityManager, T> work, Consumer<Boolean> settled) {
-            List<NativeSql> statements = new ArrayList<>();
-            EntityManager recording = DeferredUpdates.recording(statements);
-            T answer;
-            try {
-                answer = work.apply(recording);
-            } catch (RuntimeException e) {
-                // not recordable, or failed although told 1 every time: it runs for real below
+            Recording<T> r = record(work);
+            if (r == null) {
                 return forReal(work, settled);
             }
-            if (DeferredUpdates.refused(recording)) {
-                return forReal(work, settled);
-            }
-            works.add(statements);
-            // joins the recorded transaction, so settled hears how it ended
-            return delegate.inCallerTransaction(em -> answer, settled);
+            works.add(r.statements());
+            settles.add(settled);
+            return r.answer();
+        }
+
+        void settle(boolean committed) {
+            settles.forEach(s -> s.accept(committed));
         }
 
         private <T> T forReal(Function<EntityManager, T> work, Consumer<Boolean> settled) {
@@ -332,20 +353,12 @@ public final class GroupCommit implements Tx {
          * deferrable update (its result then holds only if each changes one row), else null.
          */
         List<NativeSql> record() {
-            List<NativeSql> statements = new ArrayList<>();
-            EntityManager recording = DeferredUpdates.recording(statements);
-            try {
-                T answer = work.apply(recording);
-                if (DeferredUpdates.refused(recording)) {
-                    return null;
-                }
-                pending = answer;
-                return statements;
-            } catch (RuntimeException e) {
-                // not deferrable (a read, a statement of its own), or failed although told 1 every
-                // time: either way it runs for real, where it meets the real counts
+            Recording<T> r = GroupCommit.record(work);
+            if (r == null) {
                 return null;
             }
+            pending = r.answer();
+            return r.statements();
         }
 
         void committed() {
