@@ -120,7 +120,7 @@ public final class CycliumConfigReader {
         int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
         int executorThreads = (int) number(EXECUTOR_THREADS, 32, 1, 1_000, "threads");
         int groupCommitMax = (int) number(GROUP_COMMIT_MAX, 64, 1, 10_000, "writes");
-        int groupCommitWriters = (int) number(GROUP_COMMIT_WRITERS, 2, 1, 64, "threads");
+        int groupCommitWriters = (int) number(GROUP_COMMIT_WRITERS, 1, 1, 64, "threads");
         long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
         Optional<String> password = password(ADMIN_PASSWORD, ADMIN_PASSWORD_ENV);
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);

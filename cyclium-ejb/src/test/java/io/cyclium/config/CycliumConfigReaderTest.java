@@ -41,7 +41,7 @@ class CycliumConfigReaderTest {
         assertThat(c.jitterMaxMs()).isEqualTo(200);
         assertThat(c.maxConcurrentDefault()).isEqualTo(3);
         assertThat(c.groupCommitMax()).isEqualTo(64);
-        assertThat(c.groupCommitWriters()).isEqualTo(2);
+        assertThat(c.groupCommitWriters()).isEqualTo(1);
     }
 
     @Test
