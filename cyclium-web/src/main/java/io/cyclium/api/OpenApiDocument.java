@@ -49,9 +49,9 @@ public final class OpenApiDocument {
         r.put(OutputOutcome.class, "OutputOutcome");
         r.put(FindingView.class, "Finding");
         r.put(EpisodeResource.Started.class, "Started");
-        r.put(EventResource.Accepted.class, "EventAccepted");
-        r.put(EventResource.AcceptedBatch.class, "EventBatchAccepted");
-        r.put(EventResource.Matched.class, "EventMatch");
+        r.put(EventIntakeServlet.Accepted.class, "EventAccepted");
+        r.put(EventIntakeServlet.AcceptedBatch.class, "EventBatchAccepted");
+        r.put(EventIntakeServlet.Matched.class, "EventMatch");
         r.put(NodeView.class, "Node");
         r.put(NodeResource.ThisNode.class, "ThisNode");
         r.put(ActorView.class, "Actor");

@@ -13,6 +13,6 @@ public class ProblemMapper implements ExceptionMapper<Problem> {
     @Override
     public Response toResponse(Problem p) {
         return Response.status(p.status()).type(MediaType.APPLICATION_JSON)
-                .entity(new ApiError(p.status(), p.getMessage(), p.field(), null)).build();
+                .entity(ApiErrors.of(p)).build();
     }
 }

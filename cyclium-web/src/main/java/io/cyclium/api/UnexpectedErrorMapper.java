@@ -1,15 +1,11 @@
 package io.cyclium.api;
 
 import io.cyclium.problem.Problem;
-import jakarta.ejb.EJBException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
-import java.util.UUID;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * Everything else: JAX-RS's own errors keep their status (404 for unknown paths, 405, 415) with a
@@ -18,14 +14,9 @@ import java.util.logging.Logger;
 @Provider
 public class UnexpectedErrorMapper implements ExceptionMapper<Throwable> {
 
-    private static final Logger LOG = Logger.getLogger(UnexpectedErrorMapper.class.getName());
-
     @Override
     public Response toResponse(Throwable t) {
-        Throwable cause = t;
-        while (cause instanceof EJBException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = ApiErrors.unwrap(t);
         if (cause instanceof Problem p) {
             return new ProblemMapper().toResponse(p);
         }
@@ -34,9 +25,6 @@ public class UnexpectedErrorMapper implements ExceptionMapper<Throwable> {
             return Response.status(status).type(MediaType.APPLICATION_JSON)
                     .entity(new ApiError(status, w.getResponse().getStatusInfo().getReasonPhrase(), null, null)).build();
         }
-        String id = UUID.randomUUID().toString();
-        LOG.log(Level.SEVERE, "API error " + id, t);
-        return Response.serverError().type(MediaType.APPLICATION_JSON)
-                .entity(new ApiError(500, "internal error; the server log has the details under this id", null, id)).build();
+        return Response.serverError().type(MediaType.APPLICATION_JSON).entity(ApiErrors.internal(t)).build();
     }
 }

@@ -1,6 +1,7 @@
 package io.cyclium.it;
 
 import io.cyclium.api.CycliumApi;
+import jakarta.servlet.annotation.WebServlet;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.QueryParam;
@@ -12,9 +13,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
- * Every JAX-RS resource method of the API, found by reflection over the compiled classes of
+ * Every JAX-RS resource method of the API, and every {@code doPost}-style method of a servlet
+ * mapped under {@code /api} (the event intake), found by reflection over the compiled classes of
  * {@code io.cyclium.api} (so a new resource is found without anyone listing it).
  */
 public final class ApiOperations {
@@ -59,11 +64,28 @@ public final class ApiOperations {
                 }
             }
         }
+        for (Class<?> servlet : classes(c -> c.isAnnotationPresent(WebServlet.class))) {
+            for (String pattern : servlet.getAnnotation(WebServlet.class).urlPatterns()) {
+                if (!pattern.startsWith("/api/")) {
+                    continue;
+                }
+                for (Method m : servlet.getDeclaredMethods()) {
+                    String http = SERVLET_METHODS.get(m.getName());
+                    if (http != null) {
+                        operations.add(new Operation(http, pattern.substring("/api".length()), List.of(),
+                                Set.of("post", "put", "patch").contains(http)));
+                    }
+                }
+            }
+        }
         if (operations.size() < 10) {
             throw new IllegalStateException("found only " + operations + ": is the class scan broken?");
         }
         return operations;
     }
+
+    private static final Map<String, String> SERVLET_METHODS = Map.of("doGet", "get", "doPost", "post", "doPut", "put",
+            "doDelete", "delete", "doPatch", "patch");
 
     private static String httpMethod(Method m) {
         for (Annotation a : m.getAnnotations()) {
@@ -82,6 +104,10 @@ public final class ApiOperations {
     }
 
     private static List<Class<?>> resourceClasses() {
+        return classes(c -> c.isAnnotationPresent(Path.class));
+    }
+
+    private static List<Class<?>> classes(Predicate<Class<?>> which) {
         File dir;
         try {
             dir = new File(new File(CycliumApi.class.getProtectionDomain().getCodeSource().getLocation().toURI()),
@@ -98,7 +124,7 @@ public final class ApiOperations {
             String name = CycliumApi.class.getPackageName() + "." + f.getName().replace(".class", "");
             try {
                 Class<?> c = Class.forName(name, false, CycliumApi.class.getClassLoader());
-                if (c.isAnnotationPresent(Path.class)) {
+                if (which.test(c)) {
                     resources.add(c);
                 }
             } catch (ClassNotFoundException e) {

@@ -13,7 +13,10 @@ import jakarta.json.JsonObject;
 import java.io.File;
 import java.net.URI;
 import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -284,6 +287,35 @@ interface ApiProbes {
         assertNamesField(admin(base, "POST", "api/episodes", "{\"actor\": \"it_actor\"}"), "expectation", "a missing field");
         assertNamesField(admin(base, "POST", "api/recovery/sweep", "{\"env\": 7}"), "env", "a number for the env");
         assertNamesField(admin(base, "PUT", "api/mode", "{\"mode\": null}"), "mode", "a null mode");
+    }
+
+    @Test
+    default void the_event_intake_answers_other_methods_with_a_json_405_and_reads_bodies_in_their_charset_up_to_the_limit(
+            @ArquillianResource URL base) throws Exception {
+        for (String method : List.of("GET", "PUT", "DELETE")) {
+            HttpResponse<String> r = admin(base, method, "api/events", "GET".equals(method) ? null : "{\"type\": \"x\"}");
+            assertJsonError(r, 405, method + " api/events");
+            assertThat(r.headers().firstValue("Allow")).as(method).hasValue("POST, OPTIONS");
+        }
+        // a body far over the limit is refused after reading one byte past it, naming the limit
+        String huge = "{\"type\": \"it.nobody\", \"payload\": {\"pad\": \"" + "a".repeat(1_048_577) + "\"}}";
+        HttpResponse<String> tooLong = admin(base, "POST", "api/events", huge);
+        assertJsonError(tooLong, 400, "a body of over 1 MB");
+        assertThat(json(tooLong).asJsonObject().getString("error")).contains("at most 262144 characters");
+        // the request's charset decodes the body; an unknown one is named
+        byte[] latin1 = "{\"type\": \"it.nobody\", \"id\": \"café-1\"}".getBytes(StandardCharsets.ISO_8859_1);
+        HttpResponse<String> read = eventsWithContentType(base, "application/json; charset=ISO-8859-1", latin1);
+        assertThat(read.statusCode()).as(read.body()).isEqualTo(202);
+        assertThat(json(read).asJsonObject().getString("id")).isEqualTo("café-1");
+        HttpResponse<String> unknown = eventsWithContentType(base, "application/json; charset=x-no-such-charset", latin1);
+        assertJsonError(unknown, 400, "an unknown charset");
+        assertThat(json(unknown).asJsonObject().getString("error")).contains("x-no-such-charset");
+    }
+
+    private static HttpResponse<String> eventsWithContentType(URL base, String contentType, byte[] body) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/events"))
+                .header("Content-Type", contentType).header("Authorization", ConsoleUsers.admin())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
     // ---- the console with hostile query parameters -----------------------------------------------
