@@ -27,6 +27,11 @@ final class ApiErrors {
         return cause;
     }
 
+    /** The answer to {@code t}: its problem's, or a 500 with an id for a bug. */
+    static ApiError answer(Throwable t) {
+        return unwrap(t) instanceof Problem p ? of(p) : internal(t);
+    }
+
     static ApiError of(Problem p) {
         return new ApiError(p.status(), p.getMessage(), p.field(), null);
     }

@@ -92,8 +92,7 @@ public class EventIntakeServlet extends HttpServlet {
         try {
             answer = accept(body(req));
         } catch (RuntimeException | Error e) {
-            Throwable cause = ApiErrors.unwrap(e);
-            ApiError error = cause instanceof Problem p ? ApiErrors.of(p) : ApiErrors.internal(e);
+            ApiError error = ApiErrors.answer(e);
             write(resp, error.status(), error);
             return;
         }

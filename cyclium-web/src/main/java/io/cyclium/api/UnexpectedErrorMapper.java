@@ -1,6 +1,5 @@
 package io.cyclium.api;
 
-import io.cyclium.problem.Problem;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -16,15 +15,12 @@ public class UnexpectedErrorMapper implements ExceptionMapper<Throwable> {
 
     @Override
     public Response toResponse(Throwable t) {
-        Throwable cause = ApiErrors.unwrap(t);
-        if (cause instanceof Problem p) {
-            return new ProblemMapper().toResponse(p);
-        }
-        if (cause instanceof WebApplicationException w) {
+        if (ApiErrors.unwrap(t) instanceof WebApplicationException w) {
             int status = w.getResponse().getStatus();
             return Response.status(status).type(MediaType.APPLICATION_JSON)
                     .entity(new ApiError(status, w.getResponse().getStatusInfo().getReasonPhrase(), null, null)).build();
         }
-        return Response.serverError().type(MediaType.APPLICATION_JSON).entity(ApiErrors.internal(t)).build();
+        ApiError error = ApiErrors.answer(t);
+        return Response.status(error.status()).type(MediaType.APPLICATION_JSON).entity(error).build();
     }
 }
