@@ -73,6 +73,13 @@ public class EpisodeStore {
         return UniqueInsert.insert(em, vendor, "cyclium_episodes", e.id(), new NativeSql().insert("cyclium_episodes", columns));
     }
 
+    /** Whether a row with this id exists (a rerun whose first run may have committed looks for its own insert). */
+    public boolean exists(EntityManager em, String episodeId) {
+        Number n = (Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_episodes WHERE id = ?1")
+                .setParameter(1, episodeId).getSingleResult();
+        return n.intValue() > 0;
+    }
+
     /** A value, or SQL NULL written into the text (PostgreSQL cannot type a bound null). */
     private static Object orNull(Object value) {
         return value == null ? NativeSql.raw("NULL") : value;
@@ -146,6 +153,20 @@ public class EpisodeStore {
         columns.put("cost_ms", costMs);
         columns.put("created_at", NativeSql.raw(now()));
         return UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_episode_steps", columns));
+    }
+
+    /**
+     * Whether journal step {@code stepNo} of the episode is there as this node wrote it: a write
+     * run again after its commit's answer was lost finds its own row this way (the step number came
+     * from this run's snapshot, and one node never runs two tasks of an episode, so a row of this
+     * kind by this node at this number is the earlier run's).
+     */
+    public boolean journaledBy(EntityManager em, String episodeId, int stepNo, String kind, String node) {
+        Number n = (Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_episode_steps WHERE episode_id = ?1"
+                        + " AND step_no = ?2 AND kind = ?3 AND node_identity = ?4")
+                .setParameter(1, episodeId).setParameter(2, stepNo).setParameter(3, kind).setParameter(4, node)
+                .getSingleResult();
+        return n.intValue() > 0;
     }
 
     static String cap(JsonValue detail) {

@@ -48,7 +48,7 @@ public final class EpisodeTask implements Runnable {
     private static final Logger LOG = Logger.getLogger(EpisodeTask.class.getName());
 
     /** How a run ended, for the claim and the actor's slot. */
-    public enum Outcome { FINISHED, FAILED, BLOCKED, CLAIM_LOST, STOPPED, BUSY, NOT_RUNNABLE }
+    public enum Outcome { FINISHED, FAILED, BLOCKED, CLAIM_LOST, STOPPED, BUSY, NOT_RUNNABLE, GAVE_UP }
 
     private final TaskEnvironment env;
     private final String episodeId;
@@ -134,6 +134,9 @@ public final class EpisodeTask implements Runnable {
         }
         control.claim(claim);
         writes.holding(claim, s.checkpoint().isPresent());
+        HeldClaim running = claim;
+        writes.retrying(new WriteRetry(episodeId, env.writePatience(), () -> control.stopRequested() || running.lost(),
+                () -> env.telemetry().count("episode_write_retry", "actor", s.ref().actorId())));
         if (given != null) {
             writes.startedFresh();
         }
@@ -154,6 +157,8 @@ public final class EpisodeTask implements Runnable {
             env.telemetry().count("episode_started", "actor", s.ref().actorId(), "expectation", s.ref().expectationId(),
                     "resumed", String.valueOf(resume));
             result = loop(s, exp.get(), claim);
+        } catch (WriteRetry.GaveUp g) {
+            result = gaveUp(s, g);
         } catch (Exception e) {
             result = crash(s, e);
         }
@@ -297,7 +302,24 @@ public final class EpisodeTask implements Runnable {
         StringWriter trace = new StringWriter();
         e.printStackTrace(new PrintWriter(trace));
         String text = e + "\n" + trace;
-        return fail(s, "crash", text.length() > 4000 ? text.substring(0, 4000) : text);
+        try {
+            return fail(s, "crash", text.length() > 4000 ? text.substring(0, 4000) : text);
+        } catch (WriteRetry.GaveUp g) {
+            return gaveUp(s, g);
+        }
+    }
+
+    /**
+     * The database could not take this run's writes within the patience: the episode is left as it
+     * is — running, its lease released from this node's renewals so it lapses — and recovery
+     * decides under the episode's policy (one that ran no step is restarted whatever its policy).
+     * Nothing is failed here: failing would have been one more write into the same outage. A row
+     * still marked queued on this node stops being vouched for at the heartbeat's next queue audit.
+     */
+    private Outcome gaveUp(RunSnapshot s, WriteRetry.GaveUp g) {
+        LOG.log(Level.WARNING, g.getMessage(), g.getCause());
+        env.telemetry().count("episode_gave_up", "actor", s.ref().actorId());
+        return Outcome.GAVE_UP;
     }
 
     private Outcome cancel(RunSnapshot s) {

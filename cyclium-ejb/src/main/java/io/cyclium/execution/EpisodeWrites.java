@@ -10,6 +10,7 @@ import jakarta.json.JsonValue;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -34,6 +35,7 @@ final class EpisodeWrites {
     private boolean claimSettled;
     private boolean checkpointsExist;
     private boolean mayBeQueued;
+    private WriteRetry retry;
 
     EpisodeWrites(TaskEnvironment env, String episodeId, int firstStepNo) {
         this.env = env;
@@ -60,6 +62,11 @@ final class EpisodeWrites {
         this.mayBeQueued = true;
     }
 
+    /** How a write that could not reach the database is tried again (none: one try, as in tools and tests). */
+    void retrying(WriteRetry retry) {
+        this.retry = retry;
+    }
+
     /** True once a terminal write committed together with the lease's settlement. */
     boolean claimSettled() {
         return claimSettled;
@@ -75,11 +82,17 @@ final class EpisodeWrites {
         int no = stepNo++;
         boolean leaveQueue = mayBeQueued;
         mayBeQueued = false;
-        boolean written = inTransaction(em -> {
+        Reruns reruns = new Reruns();
+        boolean written = inTransaction(() -> "journal step " + no + " (" + kind + ")", em -> {
+            if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
+                return true;
+            }
             if (leaveQueue) {
                 env.store().leftQueue(em, episodeId);
             }
-            return env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs);
+            boolean w = env.store().journal(em, episodeId, no, kind, env.node(), detail, errorClass, sideEffectKey, costMs);
+            reruns.ran(em);
+            return w;
         });
         if (!written) {
             LOG.info(() -> "Episode " + episodeId + ": step " + no + " was already journaled by another owner");
@@ -118,7 +131,11 @@ final class EpisodeWrites {
         int no = stepNo++;
         boolean leaveQueue = mayBeQueued;
         mayBeQueued = false;
-        boolean written = inTransaction(em -> {
+        Reruns reruns = new Reruns();
+        boolean written = inTransaction(() -> "checkpoint " + no, em -> {
+            if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
+                return true;
+            }
             if (leaveQueue) {
                 env.store().leftQueue(em, episodeId);
             }
@@ -126,6 +143,7 @@ final class EpisodeWrites {
                 return false;
             }
             env.store().checkpoint(em, episodeId, no, phase, stateVersion, stateJson);
+            reruns.ran(em);
             return true;
         });
         checkpointsExist |= written;
@@ -144,7 +162,7 @@ final class EpisodeWrites {
     boolean block(String stateJson, int stateVersion, String kind, JsonObject detail, int turns) {
         int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
         int no = stepNo++;
-        boolean blocked = rowThenJournal(true, null, em -> {
+        boolean blocked = rowThenJournal(() -> "block at step " + no, no, kind, true, null, em -> {
             if (env.store().block(em, episodeId, turns) != 1) {
                 return false;
             }
@@ -170,7 +188,7 @@ final class EpisodeWrites {
                 ? StepKind.EPISODE_COMPLETED : StepKind.EPISODE_FAILED;
         int no = stepNo++;
         boolean success = status != EpisodeStatus.FAILED;
-        return rowThenJournal(success, success ? null : "episode failed", em -> {
+        return rowThenJournal(() -> "finish " + status.wire() + " at step " + no, no, kind, success, success ? null : "episode failed", em -> {
             if (env.store().finish(em, episodeId, status, turns, summary, errorClass, null, checkpointsExist) == 0) {
                 return false;
             }
@@ -188,7 +206,8 @@ final class EpisodeWrites {
     boolean end(EpisodeStatus status, int turns, String errorClass, String message, JsonObject detail) {
         int no = stepNo++;
         boolean success = status != EpisodeStatus.FAILED;
-        return rowThenJournal(success, success ? null : "episode failed", em -> {
+        return rowThenJournal(() -> "end " + status.wire() + " at step " + no, no, StepKind.EPISODE_FAILED, success,
+                success ? null : "episode failed", em -> {
             int updated = env.store().finish(em, episodeId, status, turns, null, errorClass, message, checkpointsExist);
             env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(), detail, errorClass, null, null);
             return updated == 1;
@@ -201,14 +220,20 @@ final class EpisodeWrites {
      * that moved on (another node took the key at a higher fence) undoes the whole write: that node
      * owns the episode now. A deadlock victim is run again (see {@link #inTransaction}).
      */
-    private boolean rowThenJournal(boolean success, String failDetail, Function<EntityManager, Boolean> work) {
+    private boolean rowThenJournal(Supplier<String> what, int no, String kind, boolean success, String failDetail,
+            Function<EntityManager, Boolean> work) {
         HeldClaim settling = claim;
         if (settling != null) {
             env.claims().settling(settling);
         }
         boolean[] settledHere = new boolean[1];
+        Reruns reruns = new Reruns();
         try {
-            boolean done = inTransaction(em -> {
+            boolean done = inTransaction(what, em -> {
+                if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
+                    // the earlier run committed (its answer was lost): its settlement stands as it was
+                    return true;
+                }
                 settledHere[0] = false;
                 if (!work.apply(em)) {
                     return false;
@@ -220,6 +245,7 @@ final class EpisodeWrites {
                     }
                     settledHere[0] = settled.isPresent();
                 }
+                reruns.ran(em);
                 return true;
             });
             claimSettled = done && settledHere[0];
@@ -240,7 +266,10 @@ final class EpisodeWrites {
      * victim (nothing of it was applied; its statements are guarded and re-read what they decide
      * on, and the work resets what it captured) instead of ending the episode as a crash.
      */
-    private <T> T inTransaction(Function<EntityManager, T> work) {
-        return env.tx().inGroupTransaction(work);
+    private <T> T inTransaction(Supplier<String> what, Function<EntityManager, T> work) {
+        if (retry == null) {
+            return env.tx().inGroupTransaction(work);
+        }
+        return retry.run(what, () -> env.tx().inGroupTransaction(work));
     }
 }

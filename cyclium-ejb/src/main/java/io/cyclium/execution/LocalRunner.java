@@ -65,16 +65,26 @@ public final class LocalRunner implements EpisodeLauncher {
         boolean runsHereNow = env.node().equals(episode.runNode());
         // Outside a caller's transaction this write is batched with others' (group commit), and a
         // failed batch runs it again on its own: a lease pending from the run rolled back goes first.
+        Reruns reruns = new Reruns();
         return env.tx().inCallerTransaction(em -> {
-            HeldClaim stale = lease.getAndSet(null);
-            if (stale != null) {
-                env.claims().firstClaimSettled(stale, false);
+            HeldClaim earlier = lease.getAndSet(null);
+            if (reruns.mayHaveLanded(em) && env.store().exists(em, episode.id())) {
+                // The run before committed and only its answer was lost (a broken connection after
+                // COMMIT): the row is ours, and so is the first lease taken with it, if it took one.
+                // Taken for a duplicate here, it would never start and never be answered as stored.
+                lease.set(earlier);
+                won.set(true);
+                return true;
+            }
+            if (earlier != null) {
+                env.claims().firstClaimSettled(earlier, false);
             }
             won.set(env.store().insert(em, episode));
             if (won.get() && runsHereNow) {
                 env.claims().claimFirstIn(em, EpisodeClaimKey.of(episode.dedupeKey(), episode.id()), "episode")
                         .ifPresent(lease::set);
             }
+            reruns.ran(em);
             return won.get();
         }, committed -> {
             boolean ours = committed && won.get();

@@ -7,12 +7,29 @@ import io.cyclium.episode.EpisodeStore;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.function.Consumer;
 
-/** Everything an {@link EpisodeTask} uses, so the same loop runs in the container and in tests. */
+/**
+ * Everything an {@link EpisodeTask} uses, so the same loop runs in the container and in tests.
+ *
+ * @param writePatience how long a task tries one of its writes again while the database cannot be
+ *                      reached before it gives the episode up to recovery ({@link WriteRetry}); zero: one try
+ */
 public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
         ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
-        Consumer<EpisodeProgressed> progressed) {
+        Consumer<EpisodeProgressed> progressed, Duration writePatience) {
+
+    public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
+            Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
+            Consumer<EpisodeProgressed> progressed) {
+        this(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, Duration.ZERO);
+    }
+
+    /** The same environment with another patience for writes. */
+    public TaskEnvironment withWritePatience(Duration patience) {
+        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, patience);
+    }
 
     /** Without anyone told of journal rows as they are written (tests, tools). */
     public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,

@@ -71,6 +71,11 @@ public class HostLocalActors implements LocalActors {
     }
 
     @Override
+    public Set<String> episodesHeld() {
+        return host.episodesHeld();
+    }
+
+    @Override
     public Optional<EpisodeStore> store() {
         return Optional.ofNullable(host.store());
     }

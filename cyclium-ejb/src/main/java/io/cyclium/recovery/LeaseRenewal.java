@@ -16,7 +16,8 @@ import java.util.logging.Logger;
  * this node holds in a single statement and audit the held ones no task accounts for, refresh the
  * node row's {@code last_seen} (which also vouches for the episodes waiting in this node's queues:
  * the sweep reads it instead of a refreshed row per episode), and relay cancels requested through
- * other nodes to the tasks running here. A tick that arrives more than two intervals after the previous one is a pause (GC,
+ * other nodes to the tasks running here, and stop vouching for queued rows nothing here holds
+ * ({@link QueueAudit}). A tick that arrives more than two intervals after the previous one is a pause (GC,
  * a suspended VM): that is how nodes lose leases they think they hold, so it is logged and counted.
  */
 public class LeaseRenewal {
@@ -30,6 +31,7 @@ public class LeaseRenewal {
     private final Optional<LeasedClaimGate> gate;
     private final LocalActors actors;
     private final Telemetry telemetry;
+    private final QueueAudit queueAudit;
 
     // Ticks come from one timer and the container serialises them (singleton write lock); volatile
     // only so that a monitoring read on another thread sees the latest values.
@@ -45,6 +47,7 @@ public class LeaseRenewal {
         this.gate = gate;
         this.actors = actors;
         this.telemetry = telemetry;
+        this.queueAudit = new QueueAudit(node, tx, vendor, actors, telemetry);
     }
 
     /** One tick that started at {@code startNanos} (a {@link System#nanoTime} reading). */
@@ -71,6 +74,9 @@ public class LeaseRenewal {
         // Queued episodes need no statement of their own: the sweep reads this node's last_seen
         // (and the life that queued them) instead of a refreshed row per episode.
         relayCancels();
+        // Vouched for only while held here: a row no task, slot or queue of this node holds goes
+        // to the sweep (one interval's grace for a row committed a moment ago on its way to a queue).
+        queueAudit.run(Math.max(1, config.heartbeatInterval().toSeconds()));
     }
 
     /** Pauses seen so far. */

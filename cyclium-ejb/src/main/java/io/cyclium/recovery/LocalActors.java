@@ -41,6 +41,9 @@ public interface LocalActors {
     /** Every lease a task, a queue entry or a hand-over on this node is using. */
     Set<HeldClaim> claimsInUse();
 
+    /** The episodes a task, a slot or a queue of this node holds now. */
+    Set<String> episodesHeld();
+
     /** The episode store once the actors have started; empty before. */
     Optional<EpisodeStore> store();
 }

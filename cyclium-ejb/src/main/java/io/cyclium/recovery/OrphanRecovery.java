@@ -45,6 +45,8 @@ public class OrphanRecovery {
     private final Telemetry telemetry;
     /** Orphans this node has said it cannot restart (bounded: cleared when it grows past 10,000). */
     private final Set<String> waitingReported = ConcurrentHashMap.newKeySet();
+    /** Where the next sweep of a scope goes on: the last orphan of a full batch (absent: from the oldest). */
+    private final java.util.Map<SweepScope, Orphan> cursors = new ConcurrentHashMap<>();
 
     public OrphanRecovery(CycliumConfig config, String node, Tx tx, RecoveryStore store, ClaimGate claims, LocalActors actors,
             Iterable<RecoveryPolicyResolver> resolvers, Consumer<EpisodeFinished> finished, Telemetry telemetry) {
@@ -67,7 +69,15 @@ public class OrphanRecovery {
             return new SweepReport(0, 0, 0, 0, scope.stack(), scope.env());
         }
         long staleSeconds = Math.max(1, config.staleAfter().toSeconds());
-        List<Orphan> orphans = new ArrayList<>(tx.inNewTransaction(em -> store.listOrphans(em, staleSeconds, scope, BATCH)));
+        Orphan after = cursors.get(scope);
+        List<Orphan> orphans = new ArrayList<>(tx.inNewTransaction(em -> store.listOrphans(em, staleSeconds, scope, BATCH, after)));
+        // A full batch: the next sweep goes on after its last row (the ones skipped here would
+        // otherwise fill every batch and hide all newer orphans); a short one: from the oldest again.
+        if (orphans.size() >= BATCH) {
+            cursors.put(scope, orphans.get(orphans.size() - 1));
+        } else {
+            cursors.remove(scope);
+        }
         // Nodes woken by the same timer should not all race for the same first row.
         Collections.shuffle(orphans);
         int restarted = 0;
@@ -98,7 +108,7 @@ public class OrphanRecovery {
     }
 
     private Result recover(Orphan o) {
-        RecoveryPolicy policy = policyFor(o);
+        RecoveryPolicy policy = effectivePolicy(o);
         if (policy == RecoveryPolicy.RESTART && !actors.runs(o.actorId()) && o.attempts() + 1 <= o.maxAttempts()) {
             // Another node (or stack) that runs this actor will restart it. If none does, it waits
             // for one: said once per episode on this node and counted, so it is never silent.
@@ -147,6 +157,21 @@ public class OrphanRecovery {
             return Result.FAILED;
         }
         return Result.SKIPPED;
+    }
+
+    /**
+     * The policy recovery applies. An episode that ran no step of its strategy has no side effect a
+     * second run could repeat — it waited in a queue that died, or its first write never reached the
+     * database — so it is restarted whatever its policy: failing it would fail work that never ran,
+     * on every crash and deploy. A workflow step's episode is restarted too: the workflow queues a
+     * step again when the node running it died (its retries are for steps that failed on their own).
+     * Both are still bounded by the episode's max attempts. Everything else: its declared policy.
+     */
+    RecoveryPolicy effectivePolicy(Orphan o) {
+        if (!o.ranSteps() || o.workflowStepId() != null) {
+            return RecoveryPolicy.RESTART;
+        }
+        return policyFor(o);
     }
 
     /** Compiled actor, else its definition row, else a host resolver, else fail. */

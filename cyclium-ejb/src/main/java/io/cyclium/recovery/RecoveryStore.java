@@ -30,11 +30,22 @@ public class RecoveryStore {
      * than {@code staleAfterSeconds} on the database clock and that no live node holds in its queue,
      * or that a drain stamped interrupted.
      */
-    @SuppressWarnings("unchecked")
     public List<Orphan> listOrphans(EntityManager em, long staleAfterSeconds, SweepScope scope, int limit) {
+        return listOrphans(em, staleAfterSeconds, scope, limit, null);
+    }
+
+    /**
+     * {@link #listOrphans(EntityManager, long, SweepScope, int)} after {@code after} in the order
+     * (started_at, id): a sweep goes on where the previous full batch ended, so orphans it has to
+     * skip (their actor runs nowhere yet, a lease still live) do not hide every newer one.
+     */
+    @SuppressWarnings("unchecked")
+    public List<Orphan> listOrphans(EntityManager em, long staleAfterSeconds, SweepScope scope, int limit, Orphan after) {
         NativeSql sql = new NativeSql().sql("SELECT e.id, e.actor_id, e.expectation_id, e.dedupe_key, e.attempts,"
                 + " e.max_attempts, e.phase, e.source_stack, e.source_env, e.workflow_instance_id, e.workflow_step_id,"
-                + " e.updated_at"
+                + " e.updated_at, e.started_at, CASE WHEN EXISTS (SELECT 1 FROM cyclium_episode_steps r WHERE"
+                + " r.episode_id = e.id AND r.kind NOT IN ('" + StepKind.INTERRUPTED + "', '" + StepKind.RESUMED + "', '"
+                + StepKind.RESTARTED + "')) THEN 1 ELSE 0 END"
                 + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
                 + INTERRUPTED + "' OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
                 + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
@@ -56,12 +67,18 @@ public class RecoveryStore {
         if (!scope.anyStack()) {
             sql.sql(" AND (e.source_stack IS NULL OR ").is("e.source_stack", scope.stack()).sql(")");
         }
-        sql.sql(" AND ").is("e.source_env", scope.env()).sql(" ORDER BY e.started_at");
+        sql.sql(" AND ").is("e.source_env", scope.env());
+        if (after != null && after.startedAt() != null) {
+            sql.sql(" AND (e.started_at > ").value(after.startedAt()).sql(" OR (e.started_at = ").value(after.startedAt())
+                    .sql(" AND e.id > ").value(after.id()).sql("))");
+        }
+        sql.sql(" ORDER BY e.started_at, e.id");
         List<Object[]> rows = sql.query(em).setMaxResults(limit).getResultList();
         List<Orphan> out = new ArrayList<>();
         for (Object[] r : rows) {
             out.add(new Orphan((String) r[0], (String) r[1], (String) r[2], (String) r[3], ((Number) r[4]).intValue(),
-                    ((Number) r[5]).intValue(), (String) r[6], (String) r[7], (String) r[8], (String) r[9], (String) r[10], r[11]));
+                    ((Number) r[5]).intValue(), (String) r[6], (String) r[7], (String) r[8], (String) r[9], (String) r[10], r[11],
+                    r[12], ((Number) r[13]).intValue() == 1));
         }
         return out;
     }
@@ -109,6 +126,18 @@ public class RecoveryStore {
                 .sql(", ").value(node).sql(", ").value(detail).sql(", ").value(errorClass)
                 .sql(", " + vendor.utcNow() + " FROM cyclium_episode_steps WHERE episode_id = ").value(episodeId)
                 .executeUpdate(em);
+    }
+
+    /**
+     * Rows marked queued on {@code node} for longer than {@code graceSeconds} on the database clock,
+     * oldest first (the heartbeat's {@link QueueAudit}).
+     */
+    @SuppressWarnings("unchecked")
+    public List<String> queuedOn(EntityManager em, String node, long graceSeconds, int limit) {
+        return new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE run_node = ").value(node)
+                .sql(" AND status = 'running' AND queued_at IS NOT NULL AND queued_at < ")
+                .around(-graceSeconds, vendor::utcNowPlusSeconds)
+                .sql(" ORDER BY queued_at").query(em).setMaxResults(limit).getResultList();
     }
 
     // ---- drain -------------------------------------------------------------------------------

@@ -132,8 +132,11 @@ public class ActorHost {
                 size -> telemetry.record("group_commit_writes", size),
                 // pgjdbc reports a count per batched statement; the others are not verified here
                 vendor == DatabaseVendor.POSTGRESQL);
+        // A task keeps trying a write through a database outage for two leases (its lease cannot
+        // be taken from it before it has lapsed), then gives the episode up to recovery.
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
-                finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire);
+                finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
+                Duration.ofSeconds(2L * config.leaseSeconds()));
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
@@ -360,6 +363,22 @@ public class ActorHost {
             inUse.addAll(runner.firstLeases());
         }
         return inUse;
+    }
+
+    /**
+     * The episodes some piece of this node holds now: a task runs it, an actor's queue or slot has
+     * it. A row marked queued on this node that is in none of them is held by nobody (its task died,
+     * its start failed): the heartbeat stops vouching for it.
+     */
+    public java.util.Set<String> episodesHeld() {
+        java.util.Set<String> held = new java.util.HashSet<>();
+        for (ActorRuntime rt : runtimes.values()) {
+            rt.heldInto(held);
+        }
+        for (RunControl c : localRunning()) {
+            held.add(c.episodeId());
+        }
+        return held;
     }
 
     public EpisodeStore store() {

@@ -307,6 +307,11 @@ public final class ActorRuntime {
     }
 
     /** The leases handed to episodes still waiting in this actor's queue (the heartbeat's audit). */
+    /** Adds the episodes this actor's slots run or its queue holds on this node. */
+    public void heldInto(java.util.Set<String> into) {
+        slots.heldInto(into);
+    }
+
     public List<HeldClaim> queuedClaims() {
         return slots.queuedClaims();
     }

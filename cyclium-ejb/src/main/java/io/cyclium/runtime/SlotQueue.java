@@ -208,6 +208,12 @@ final class SlotQueue {
         }
     }
 
+    /** The episodes this queue holds now: running in its slots or waiting for one (the heartbeat's queue audit). */
+    synchronized void heldInto(Set<String> into) {
+        into.addAll(active);
+        queue.forEach(p -> into.add(p.episodeId()));
+    }
+
     /** The leases handed to episodes still waiting here (the heartbeat's audit). */
     synchronized List<HeldClaim> queuedClaims() {
         return queue.stream().map(Pending::handedClaim).filter(Objects::nonNull).toList();

@@ -76,6 +76,10 @@ final class DeferredUpdates {
         return ((Recorder) Proxy.getInvocationHandler(recording)).refused;
     }
 
+    static boolean isRecording(EntityManager em) {
+        return Proxy.isProxyClass(em.getClass()) && Proxy.getInvocationHandler(em) instanceof Recorder;
+    }
+
     /** Records {@code statement} when {@code em} is a recording entity manager; false otherwise. */
     static boolean record(EntityManager em, NativeSql statement) {
         if (Proxy.isProxyClass(em.getClass()) && Proxy.getInvocationHandler(em) instanceof Recorder recorder) {

@@ -255,8 +255,17 @@ public final class GroupCommit implements Tx {
     }
 
     /** Writes handed over and not yet taken by a writer. */
-    int waiting() {
+    public int waiting() {
         return waiting.size();
+    }
+
+    /**
+     * Whether {@code em} is the recording entity manager a batch first runs a work against (its
+     * statements are answered, not sent): a work that checks on a second run whether its first one
+     * landed must not count a recording that was refused as a run that reached the database.
+     */
+    public static boolean recording(EntityManager em) {
+        return DeferredUpdates.isRecording(em);
     }
 
     /** Stops batching: writes queued now still commit; later ones run alone in their callers' threads. */

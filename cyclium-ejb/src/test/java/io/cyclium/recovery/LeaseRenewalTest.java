@@ -88,6 +88,7 @@ class LeaseRenewalTest {
         rows.node(node); // started an hour ago; the rows below were queued ten minutes ago
         actors.started(new EpisodeStore(db.vendor()));
         String queuedHere = rows.episode().on(node).queued().insert();
+        actors.queues(queuedHere);
         String queuedOnANodeWithoutRow = rows.episode().on("other-" + node).queued().insert();
         String runningHere = rows.episode().on(node).insert();
 
@@ -99,10 +100,29 @@ class LeaseRenewalTest {
     }
 
     @Test
+    void a_row_marked_queued_here_that_no_task_slot_or_queue_holds_is_vouched_for_no_longer_after_a_tick() {
+        rows.node(node);
+        actors.started(new EpisodeStore(db.vendor()));
+        // its task died in a database outage (or its start was refused): the mark stayed, nobody holds it
+        String stranded = rows.episode().on(node).queued().insert();
+        String held = rows.episode().on(node).queued().insert();
+        actors.queues(held);
+        String justQueued = rows.episode().on(node).queued().quietFor(0).insert();
+
+        renewal.beat(1_000_000_000L);
+
+        assertThat(orphans()).as("the stranded row goes to the sweep").contains(stranded)
+                .as("a held row and one within the grace stay vouched for").doesNotContain(held, justQueued);
+        assertThat(rows.row(stranded).runNode()).isNull();
+        assertThat(telemetry.count("queue_audit_released")).isEqualTo(1);
+    }
+
+    @Test
     void a_queued_episode_goes_stale_with_its_nodes_heartbeat() {
         rows.node(node);
         actors.started(new EpisodeStore(db.vendor()));
         String queuedHere = rows.episode().on(node).queued().insert();
+        actors.queues(queuedHere);
         renewal.beat(1_000_000_000L);
         assertThat(orphans()).doesNotContain(queuedHere);
 

@@ -125,14 +125,76 @@ class OrphanRecoveryTest {
     }
 
     @Test
-    void an_orphan_whose_policy_is_fail_fails_on_its_first_recovery() {
+    void an_orphan_whose_policy_is_fail_and_that_ran_a_step_fails_on_its_first_recovery() {
         actors.runs("reports", RecoveryPolicy.FAIL);
         String id = rows.episode().scope(null, env).insert();
+        rows.step(id, 1, "observation", "a-node-that-died");
 
         assertThat(sweep().failed()).isEqualTo(1);
 
         assertThat(rows.row(id).errorDetail()).isEqualTo("recovery policy fail");
         assertThat(actors.handovers).isEmpty();
+    }
+
+    @Test
+    void an_orphan_that_ran_no_step_is_restarted_whatever_its_policy_markers_of_drains_and_resumes_not_counting() {
+        actors.runs("reports", RecoveryPolicy.FAIL);
+        String neverStarted = rows.episode().scope(null, env).queued().insert();
+        String drainedTwice = rows.episode().scope(null, env).interrupted().insert();
+        rows.step(drainedTwice, 1, "interrupted", "node-x");
+        rows.step(drainedTwice, 2, "resumed", "node-y");
+        rows.step(drainedTwice, 3, "interrupted", "node-y");
+
+        SweepReport report = sweep();
+
+        assertThat(report.restarted()).as("no side effect to protect: both run").isEqualTo(2);
+        assertThat(report.failed()).isZero();
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId)
+                .containsExactlyInAnyOrder(neverStarted, drainedTwice);
+        assertThat(finished).isEmpty();
+    }
+
+    @Test
+    void an_orphan_that_ran_no_step_still_fails_past_its_max_attempts() {
+        actors.runs("reports", RecoveryPolicy.FAIL);
+        String id = rows.episode().scope(null, env).attempts(3, 3).insert();
+
+        assertThat(sweep().failed()).isEqualTo(1);
+
+        assertThat(rows.row(id).errorDetail()).isEqualTo("attempt 4 exceeds max attempts 3");
+    }
+
+    @Test
+    void a_workflow_steps_orphan_is_restarted_like_a_step_whose_node_died_even_under_policy_fail() {
+        actors.runs("reports", RecoveryPolicy.FAIL);
+        String id = rows.episode().scope(null, env).workflowStep(UUID.randomUUID().toString(), "fetch").insert();
+        rows.step(id, 1, "checkpoint", "a-node-that-died");
+
+        SweepReport report = sweep();
+
+        assertThat(report.restarted()).isEqualTo(1);
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId).containsExactly(id);
+    }
+
+    @Test
+    void orphans_a_sweep_has_to_skip_do_not_hide_newer_ones_from_the_next_sweeps() {
+        // a full batch of orphans whose actor runs nowhere yet: each sweep skips them
+        actors.compiledButNotHere("elsewhere", RecoveryPolicy.RESTART);
+        actors.runs("reports", RecoveryPolicy.RESTART);
+        for (int i = 0; i < OrphanRecovery.BATCH; i++) {
+            rows.episode().actor("elsewhere").scope(null, env).quietFor(900).insert();
+        }
+        String newer = rows.episode().scope(null, env).quietFor(600).insert();
+        OrphanRecovery recovery = recovery();
+
+        SweepReport first = recovery.sweep(SweepScope.of(null, env));
+        SweepReport second = recovery.sweep(SweepScope.of(null, env));
+
+        assertThat(first.restarted()).as("the oldest batch is all skipped").isZero();
+        assertThat(second.restarted()).as("the next sweep goes on after the batch").isEqualTo(1);
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId).containsExactly(newer);
+        assertThat(recovery.sweep(SweepScope.of(null, env)).found()).as("a short batch starts from the oldest again")
+                .isEqualTo(OrphanRecovery.BATCH);
     }
 
     @Test

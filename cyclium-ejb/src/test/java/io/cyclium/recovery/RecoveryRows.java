@@ -40,6 +40,8 @@ final class RecoveryRows {
         private String env;
         private boolean queued;
         private boolean cancelRequested;
+        private String workflowInstance;
+        private String workflowStep;
 
         Episode actor(String actorId) {
             this.actor = actorId;
@@ -78,6 +80,13 @@ final class RecoveryRows {
             return this;
         }
 
+        /** An episode that runs step {@code stepId} of a workflow instance (no instance row: only the columns). */
+        Episode workflowStep(String instanceId, String stepId) {
+            this.workflowInstance = instanceId;
+            this.workflowStep = stepId;
+            return this;
+        }
+
         Episode cancelRequested() {
             this.cancelRequested = true;
             return this;
@@ -103,6 +112,8 @@ final class RecoveryRows {
             c.put("cancel_requested", cancelRequested);
             c.put("source_stack", stack);
             c.put("source_env", env);
+            c.put("workflow_instance_id", workflowInstance);
+            c.put("workflow_step_id", workflowStep);
             c.put("queued_at", queued ? NativeSql.raw(then) : null);
             c.put("started_at", NativeSql.raw(then));
             c.put("updated_at", NativeSql.raw(then));

@@ -28,6 +28,7 @@ final class TestLocalActors implements LocalActors {
     private final Map<String, RecoveryPolicy> knownElsewhere = new HashMap<>();
     private final Map<String, RunControl> running = new HashMap<>();
     private final Set<HeldClaim> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<String> queued = new java.util.HashSet<>();
     final List<Handover> handovers = new ArrayList<>();
     private EpisodeStore store;
     private boolean draining;
@@ -48,6 +49,18 @@ final class TestLocalActors implements LocalActors {
     /** A task running here for {@code episodeId}. */
     RunControl task(String episodeId) {
         return running.computeIfAbsent(episodeId, RunControl::new);
+    }
+
+    /** An episode waiting in an actor's queue here. */
+    void queues(String episodeId) {
+        queued.add(episodeId);
+    }
+
+    @Override
+    public Set<String> episodesHeld() {
+        Set<String> held = new java.util.HashSet<>(queued);
+        held.addAll(running.keySet());
+        return held;
     }
 
     /** A lease some task or queue entry here is using. */

@@ -20,9 +20,14 @@ public final class TestJpa implements Tx, AutoCloseable {
     private final EntityManagerFactory emf;
 
     public TestJpa(TestDatabase db) {
+        this(db, db.jdbcUrl());
+    }
+
+    /** The database reached at another URL (through a {@link CuttableProxy}, say). */
+    public TestJpa(TestDatabase db, String jdbcUrl) {
         this.db = db;
         this.emf = Persistence.createEntityManagerFactory("cyclium-test", Map.of(
-                "jakarta.persistence.jdbc.url", db.jdbcUrl(),
+                "jakarta.persistence.jdbc.url", jdbcUrl,
                 "jakarta.persistence.jdbc.user", db.user(),
                 "jakarta.persistence.jdbc.password", db.password(),
                 "eclipselink.connection-pool.default.initial", "2",

@@ -107,6 +107,30 @@ class ChaosIT {
             }
         }
 
+        /** The episodes of the accepted events by dedupe key, and when all were terminal (null: not by the deadline). */
+        record Settled(Map<String, List<Map<String, Object>>> byKey, Instant allTerminal) {
+        }
+
+        /** Polls the episodes of {@code expectation} for the keys of the accepted events until all are terminal or the deadline. */
+        Settled awaitTerminal(String expectation, Map<String, String> keyToEvent, Instant deadline) {
+            while (true) {
+                Map<String, List<Map<String, Object>>> byKey = cluster.database()
+                        .query("SELECT id, dedupe_key, status, attempts, error_class FROM cyclium_episodes WHERE expectation_id = '"
+                                + expectation + "'").stream()
+                        .filter(r -> keyToEvent.containsKey((String) r.get("dedupe_key")))
+                        .collect(Collectors.groupingBy(r -> (String) r.get("dedupe_key")));
+                boolean terminal = byKey.size() == keyToEvent.size() && byKey.values().stream().flatMap(List::stream)
+                        .allMatch(r -> Set.of("done", "failed", "canceled").contains(r.get("status")));
+                if (terminal) {
+                    return new Settled(byKey, Instant.now());
+                }
+                if (Instant.now().isAfter(deadline)) {
+                    return new Settled(byKey, null);
+                }
+                sleep(1000);
+            }
+        }
+
         /**
          * Waits until every accepted event's episode is terminal (at most {@link #SETTLE} after the
          * last fault), then checks the promises and prints the figures.
@@ -115,26 +139,9 @@ class ChaosIT {
             Map<String, String> keyToEvent = new HashMap<>();
             load.accepted().keySet().forEach(id -> keyToEvent.put(
                     DedupeKeys.event("cluster_actor", "chaos", id, "chaos.work", null), id));
-            Instant deadline = lastFault.plus(SETTLE);
-            Map<String, List<Map<String, Object>>> byKey;
-            Instant allTerminal = null;
-            while (true) {
-                byKey = cluster.database().query("SELECT id, dedupe_key, status, attempts, error_class FROM cyclium_episodes"
-                        + " WHERE expectation_id = 'chaos'").stream()
-                        .filter(r -> keyToEvent.containsKey((String) r.get("dedupe_key")))
-                        .collect(Collectors.groupingBy(r -> (String) r.get("dedupe_key")));
-                boolean terminal = byKey.size() == keyToEvent.size() && byKey.values().stream().flatMap(List::stream)
-                        .allMatch(r -> Set.of("done", "failed", "canceled").contains(r.get("status")));
-                if (terminal) {
-                    allTerminal = Instant.now();
-                    break;
-                }
-                if (Instant.now().isAfter(deadline)) {
-                    break;
-                }
-                sleep(1000);
-            }
-            Map<String, List<Map<String, Object>>> found = byKey;
+            Settled settled = awaitTerminal("chaos", keyToEvent, lastFault.plus(SETTLE));
+            Map<String, List<Map<String, Object>>> found = settled.byKey();
+            Instant allTerminal = settled.allTerminal();
             List<String> lost = keyToEvent.keySet().stream().filter(k -> !found.containsKey(k)).map(keyToEvent::get).sorted().toList();
             List<String> duplicated = found.entrySet().stream().filter(e -> e.getValue().size() > 1).map(e -> keyToEvent.get(e.getKey()))
                     .toList();
@@ -167,6 +174,75 @@ class ChaosIT {
             assertThat(missingOutput).as("done episodes whose output never reached the ledger").isEmpty();
             assertThat(doubledOutput).as("episodes whose output reached the ledger twice").isEmpty();
             assertThat(allTerminal).as("all terminal within %s of the last fault", SETTLE).isNotNull();
+        }
+
+        EventLoad defaultsLoad(String variant, double rate, int atLeast) {
+            return EventLoad.start(cluster.nodes(), variant + "-" + UUID.randomUUID().toString().substring(0, 6), "chaos.default",
+                    PAYLOAD, rate, atLeast);
+        }
+
+        /**
+         * For the actor on the defaults (recovery FAIL): every accepted event has exactly one
+         * episode, every episode is terminal within {@link #SETTLE} of the last fault, and an episode
+         * failed by recovery ran a step of its strategy first: work that never ran (queued on a node
+         * that died, or caught by the outage before its first step) is restarted, not failed.
+         */
+        void assertNothingLostStrandedOrFailedUnrun(String variant, EventLoad load, Instant lastFault) {
+            Map<String, String> keyToEvent = new HashMap<>();
+            load.accepted().keySet().forEach(id -> keyToEvent.put(
+                    DedupeKeys.event("defaults_actor", "chaos_default", id, "chaos.default", null), id));
+            Settled settled = awaitTerminal("chaos_default", keyToEvent, lastFault.plus(SETTLE));
+            Map<String, List<Map<String, Object>>> found = settled.byKey();
+            Instant allTerminal = settled.allTerminal();
+            List<String> lost = keyToEvent.keySet().stream().filter(k -> !found.containsKey(k)).map(keyToEvent::get).sorted().toList();
+            List<String> duplicated = found.entrySet().stream().filter(e -> e.getValue().size() > 1).map(e -> keyToEvent.get(e.getKey()))
+                    .toList();
+            List<Map<String, Object>> episodes = found.values().stream().flatMap(List::stream).toList();
+            List<Map<String, Object>> stranded = episodes.stream()
+                    .filter(r -> !Set.of("done", "failed", "canceled").contains(r.get("status"))).toList();
+            List<Map<String, Object>> failed = episodes.stream().filter(r -> "failed".equals(r.get("status"))).toList();
+            Set<String> ranSteps = cluster.database().query("SELECT DISTINCT s.episode_id FROM cyclium_episode_steps s"
+                    + " JOIN cyclium_episodes e ON e.id = s.episode_id WHERE e.expectation_id = 'chaos_default'"
+                    + " AND s.kind NOT IN ('interrupted', 'resumed', 'restarted', 'episode_failed')").stream()
+                    .map(r -> (String) r.get("episode_id")).collect(Collectors.toSet());
+            List<Map<String, Object>> failedUnrun = failed.stream().filter(r -> !ranSteps.contains((String) r.get("id"))).toList();
+            long done = episodes.stream().filter(r -> "done".equals(r.get("status"))).count();
+            int restarts = episodes.stream().mapToInt(r -> ((Number) r.get("attempts")).intValue() - 1).sum();
+            String figures = String.format(Locale.ROOT, "[figures] chaos %s %s (actor on the defaults): %d events sent, %d accepted,"
+                            + " %d given up; %d episodes, %d done, %d failed after running a step, %d failed without one,"
+                            + " %d stranded, %d lost, %d duplicated, %d extra attempts; all terminal %s after the last fault",
+                    vendor(), variant, load.sent(), load.accepted().size(), load.givenUp().size(), episodes.size(), done,
+                    failed.size() - failedUnrun.size(), failedUnrun.size(), stranded.size(), lost.size(), duplicated.size(),
+                    restarts, allTerminal == null ? "NOT within " + SETTLE.toSeconds() + " s"
+                            : String.format(Locale.ROOT, "%.1f s", Duration.between(lastFault, allTerminal).toMillis() / 1000.0));
+            System.out.println(figures);
+            assertThat(load.accepted()).as("accepted events").isNotEmpty();
+            assertThat(lost).as("accepted events without an episode. " + figures).isEmpty();
+            assertThat(duplicated).as("events with more than one episode").isEmpty();
+            assertThat(stranded).as("episodes not terminal %s after the last fault. %s", SETTLE, figures).isEmpty();
+            assertThat(failedUnrun).as("episodes failed without running a step. " + figures).isEmpty();
+        }
+
+        @Test
+        void nodes_killed_and_stopped_with_work_queued_for_an_actor_on_the_defaults_fail_nothing_that_never_ran() {
+            int cycles = LONG ? 10 : 2;
+            // faster than the default slots drain it: work waits in every node's queue
+            EventLoad load = defaultsLoad("defaults-kill", LONG ? 10 : 8, LONG ? 2_500 : 120);
+            try {
+                sleep(5_000);
+                Instant lastFault = Instant.now();
+                for (int k = 0; k < cycles; k++) {
+                    String node = cluster.nodes().get(k % nodes()).name();
+                    lastFault = k % 2 == 0 ? cluster.kill9(node) : cluster.sigterm(node);
+                    cluster.waitForExit(node, Duration.ofSeconds(60));
+                    sleep(2_000);
+                    cluster.restart(node);
+                }
+                load.finish();
+                assertNothingLostStrandedOrFailedUnrun("kill -9 / SIGTERM cycling (" + cycles + " faults)", load, lastFault);
+            } finally {
+                load.close();
+            }
         }
 
         @Test
@@ -216,6 +292,23 @@ class ChaosIT {
                 sleep(5_000);
                 load.finish();
                 assertNothingLostOrDoubled("database stopped 30 s", load, lastFault);
+            } finally {
+                load.close();
+            }
+        }
+
+        @Test
+        void the_database_stopped_for_30_seconds_with_work_queued_for_an_actor_on_the_defaults_strands_nothing() {
+            EventLoad load = defaultsLoad("defaults-dbstop", LONG ? 10 : 8, LONG ? 1_000 : 120);
+            try {
+                sleep(8_000);
+                server.stop();
+                sleep(30_000);
+                server.launch();
+                Instant lastFault = Instant.now();
+                sleep(5_000);
+                load.finish();
+                assertNothingLostStrandedOrFailedUnrun("database stopped 30 s", load, lastFault);
             } finally {
                 load.close();
             }

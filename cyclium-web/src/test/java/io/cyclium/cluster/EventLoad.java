@@ -37,6 +37,7 @@ final class EventLoad implements AutoCloseable {
     private final ExecutorService senders;
     private final Thread pacer;
     private final AtomicBoolean stopping = new AtomicBoolean();
+    private final String type;
     private final AtomicInteger sent = new AtomicInteger();
     private final AtomicLong refusals = new AtomicLong();
     private final AtomicLong connectionErrors = new AtomicLong();
@@ -44,8 +45,10 @@ final class EventLoad implements AutoCloseable {
     private final Map<String, String> givenUp = new ConcurrentHashMap<>();
     private volatile int atLeast;
 
-    private EventLoad(List<ClusterNode> nodes, String prefix, String payload, double perSecond, int atLeast, int threads) {
+    private EventLoad(List<ClusterNode> nodes, String prefix, String type, String payload, double perSecond, int atLeast,
+            int threads) {
         this.nodes = List.copyOf(nodes);
+        this.type = type;
         this.prefix = prefix;
         this.payload = payload;
         this.perSecond = perSecond;
@@ -56,7 +59,12 @@ final class EventLoad implements AutoCloseable {
 
     /** Starts sending {@code <prefix>-<n>} events at {@code perSecond} until {@link #finish} (at least {@code atLeast}). */
     static EventLoad start(List<ClusterNode> nodes, String prefix, String payload, double perSecond, int atLeast) {
-        EventLoad load = new EventLoad(nodes, prefix, payload, perSecond, atLeast, 8);
+        return start(nodes, prefix, "chaos.work", payload, perSecond, atLeast);
+    }
+
+    /** As {@link #start(List, String, String, double, int)}, with events of {@code type}. */
+    static EventLoad start(List<ClusterNode> nodes, String prefix, String type, String payload, double perSecond, int atLeast) {
+        EventLoad load = new EventLoad(nodes, prefix, type, payload, perSecond, atLeast, 8);
         load.pacer.start();
         return load;
     }
@@ -90,7 +98,7 @@ final class EventLoad implements AutoCloseable {
         for (int tries = 1; Instant.now().isBefore(deadline); tries++) {
             ClusterNode node = nodes.get((start + tries - 1) % nodes.size());
             try {
-                HttpReply r = node.post("/events", "{\"type\":\"chaos.work\",\"id\":\"" + id + "\",\"payload\":" + payload + "}");
+                HttpReply r = node.post("/events", "{\"type\":\"" + type + "\",\"id\":\"" + id + "\",\"payload\":" + payload + "}");
                 if (r.status() / 100 == 2) {
                     accepted.put(id, new Accepted(id, first, Instant.now(), tries, node.name()));
                     return;
