@@ -104,11 +104,18 @@ public final class LeasedClaimGate implements ClaimGate {
     @Override
     public Optional<HeldClaim> claimFirstIn(EntityManager em, String key, String workType) {
         pending.add(key);
-        if (claims.claimFirstIn(em, key, owner, leaseSeconds, workType)) {
-            return Optional.of(new HeldClaim(key, 1, false));
+        boolean first = false;
+        try {
+            first = claims.claimFirstIn(em, key, owner, leaseSeconds, workType);
+        } finally {
+            // a statement that failed (the database went away) leaves nothing pending: a key left
+            // here for ever would count as known, so its lease row — if the transaction did commit —
+            // would be renewed by every tick and never failed as an orphan
+            if (!first) {
+                pending.remove(key);
+            }
         }
-        pending.remove(key);
-        return Optional.empty();
+        return first ? Optional.of(new HeldClaim(key, 1, false)) : Optional.empty();
     }
 
     @Override

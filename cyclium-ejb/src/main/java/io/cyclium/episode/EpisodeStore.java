@@ -26,6 +26,14 @@ public class EpisodeStore {
     /** The phase the drain stamps on a node's running episodes; the sweep restarts them at once. */
     public static final String INTERRUPTED_PHASE = "interrupted";
 
+    /**
+     * The phase of an episode an operator ordered to go on (restarted, approved, its wait resolved):
+     * it resumes from its checkpoint on a node that runs its actor. Not a crash: recovery resumes it
+     * whatever the episode's recovery policy — at once when no node took it ({@code run_node} null),
+     * after the usual quiet time when one did and then went silent.
+     */
+    public static final String RESUME_DUE_PHASE = "resume_due";
+
     /** Journal details are capped so one chatty observation cannot bloat the table. */
     static final int MAX_DETAIL_CHARS = 65_536;
 
@@ -248,7 +256,7 @@ public class EpisodeStore {
      */
     public int restart(EntityManager em, String episodeId, EpisodeStatus from) {
         return new NativeSql().sql("UPDATE cyclium_episodes SET status = 'running', phase = '"
-                        + EpisodeStore.INTERRUPTED_PHASE + "', attempts = 0, turns_used = 0, cancel_requested = ")
+                        + RESUME_DUE_PHASE + "', attempts = 0, turns_used = 0, cancel_requested = ")
                 .value(Boolean.FALSE)
                 .sql(", error_class = NULL, error_detail = NULL, summary = NULL, finished_at = NULL, run_node = NULL,"
                         // a retry waiting on this failure is replaced by the restart (no second run
@@ -292,11 +300,16 @@ public class EpisodeStore {
                 .setParameter(1, turnsUsed).setParameter(2, episodeId).executeUpdate();
     }
 
-    /** blocked → running (approved, wait resolved) or canceled (denied). 0 rows: not blocked any more. */
+    /**
+     * blocked → running (approved, wait resolved: phase {@link #RESUME_DUE_PHASE}, so that recovery
+     * resumes it if {@code runNode} does not — or there is none) or canceled (denied).
+     * 0 rows: not blocked any more.
+     */
     public int unblock(EntityManager em, String episodeId, EpisodeStatus to, String runNode) {
         boolean terminal = to.terminal();
         return new NativeSql().sql("UPDATE cyclium_episodes SET status = ").value(to.wire())
                 .sql(", run_node = ").value(orNull(runNode))
+                .sql(terminal ? "" : ", phase = '" + RESUME_DUE_PHASE + "'")
                 .sql(", updated_at = " + now() + (terminal ? ", finished_at = " + now() + ", error_class = 'denied'" : ""))
                 .sql(" WHERE id = ").value(episodeId).sql(" AND status = 'blocked'")
                 .executeUpdate(em);

@@ -68,16 +68,23 @@ public final class LocalRunner implements EpisodeLauncher {
         Reruns reruns = new Reruns();
         return env.tx().inCallerTransaction(em -> {
             HeldClaim earlier = lease.getAndSet(null);
-            if (reruns.mayHaveLanded(em) && env.store().exists(em, episode.id())) {
+            boolean landed = false;
+            try {
+                landed = reruns.mayHaveLanded(em) && env.store().exists(em, episode.id());
+            } finally {
+                // The earlier run's lease is settled here unless it stands: left pending, a failing
+                // read would leak it — renewed by the heartbeat for ever, never taken for an orphan.
+                if (!landed && earlier != null) {
+                    env.claims().firstClaimSettled(earlier, false);
+                }
+            }
+            if (landed) {
                 // The run before committed and only its answer was lost (a broken connection after
                 // COMMIT): the row is ours, and so is the first lease taken with it, if it took one.
                 // Taken for a duplicate here, it would never start and never be answered as stored.
                 lease.set(earlier);
                 won.set(true);
                 return true;
-            }
-            if (earlier != null) {
-                env.claims().firstClaimSettled(earlier, false);
             }
             won.set(env.store().insert(em, episode));
             if (won.get() && runsHereNow) {

@@ -37,7 +37,12 @@ public class NodeRegistry {
     @PostConstruct
     void register() {
         String hostInfo = "pid " + ProcessHandle.current().pid() + ", java " + Runtime.version();
-        new NodeStore(vendor).register(em, identity.name(), config.mode(), config.stackSlug(), config.env(),
+        NodeStore store = new NodeStore(vendor);
+        // Refuses to start (the deployment fails with the reason) while another live process beats
+        // under this identity; a predecessor that died a moment ago costs at most one heartbeat's wait.
+        IdentityGuard guard = new IdentityGuard(identity.name(), config.heartbeatInterval(), d -> Thread.sleep(d.toMillis()));
+        guard.check(() -> store.lastLife(em, identity.name(), guard.recentSeconds()));
+        store.register(em, identity.name(), config.mode(), config.stackSlug(), config.env(),
                 hostInfo);
         LOG.info(() -> "Cyclium node " + identity.name() + " registered (mode " + config.mode().wireName()
                 + ", stack " + config.stackSlug() + ", env " + config.env() + ")");

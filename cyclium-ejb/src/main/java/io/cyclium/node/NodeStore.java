@@ -48,6 +48,24 @@ public final class NodeStore {
         }
     }
 
+    /** What the node row says of the process that last held the identity: its heartbeat's last write and whether it stopped. */
+    public record LastLife(Object lastSeen, boolean stopped, boolean recentlySeen, String hostInfo) {
+    }
+
+    /**
+     * The row's last life, if there is a row: {@code recentlySeen} when {@code last_seen} is within
+     * {@code withinSeconds} of now on the database clock.
+     */
+    public java.util.Optional<LastLife> lastLife(EntityManager em, String node, long withinSeconds) {
+        @SuppressWarnings("unchecked")
+        java.util.List<Object[]> rows = new NativeSql().sql("SELECT last_seen, CASE WHEN stopped_at IS NULL THEN 0 ELSE 1 END,"
+                        + " CASE WHEN last_seen >= ").around(-withinSeconds, vendor::utcNowPlusSeconds)
+                .sql(" THEN 1 ELSE 0 END, host_info FROM cyclium_nodes WHERE node_identity = ").value(node)
+                .query(em).getResultList();
+        return rows.stream().findFirst().map(r -> new LastLife(r[0], ((Number) r[1]).intValue() == 1,
+                ((Number) r[2]).intValue() == 1, (String) r[3]));
+    }
+
     /** An operator switched the node's mode. */
     public void setMode(EntityManager em, String node, NodeMode mode) {
         new NativeSql().sql("UPDATE cyclium_nodes SET mode = ").value(mode.wireName())

@@ -216,6 +216,13 @@ public class EpisodeService {
             if (e.archivedAt != null) {
                 throw Problem.conflict("episode " + id + " is archived and cannot be restarted");
             }
+            if (e.workflowInstanceId != null && e.workflowStepId != null) {
+                // its workflow owns what happens after a step fails: a restart here would run the
+                // step beside the instance's own retries and never advance the instance
+                throw Problem.conflict("episode " + id + " runs step " + e.workflowStepId + " of workflow instance "
+                        + e.workflowInstanceId + ": retry the step instead (POST /api/workflow-instances/"
+                        + e.workflowInstanceId + "/steps/" + e.workflowStepId + "/retry)");
+            }
             EpisodeRetryQueries.RetryState retry = new EpisodeRetryQueries().state(em, id);
             if (retry.claimed()) {
                 throw Problem.conflict("episode " + id + " is being retried by a node's retry timer right now; read it again");
@@ -288,7 +295,7 @@ public class EpisodeService {
                 throw Problem.conflict("planHash does not match the plan awaiting approval (expected " + expected + ")");
             }
             if (store().unblock(em, id, approved ? EpisodeStatus.RUNNING : EpisodeStatus.CANCELED,
-                    approved ? identity.name() : null) == 0) {
+                    approved ? resumedBy(e.actorId) : null) == 0) {
                 throw Problem.conflict("episode " + id + " was resolved by someone else");
             }
             store().journal(em, id, store().nextStepNo(em, id), StepKind.APPROVAL_RESOLVED, identity.name(),
@@ -333,7 +340,7 @@ public class EpisodeService {
             if (!expected.equals(reference)) {
                 throw Problem.conflict("episode " + id + " waits for \"" + expected + "\", not \"" + reference + "\"");
             }
-            if (store().unblock(em, id, EpisodeStatus.RUNNING, identity.name()) == 0) {
+            if (store().unblock(em, id, EpisodeStatus.RUNNING, resumedBy(e.actorId)) == 0) {
                 throw Problem.conflict("episode " + id + " was resolved by someone else");
             }
             store().journal(em, id, store().nextStepNo(em, id), StepKind.WAIT_RESOLVED, identity.name(),
@@ -343,6 +350,16 @@ public class EpisodeService {
         });
         host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
         return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
+    }
+
+    /**
+     * The node that will resume an unblocked episode: this one when its actor runs here, else none —
+     * and then the next sweep of a node that runs it resumes it at once (phase resume due, no run
+     * node). Naming this node without running the actor here would leave the row looking taken until
+     * it went stale, and then the sweep would apply the policy of a crash to it.
+     */
+    private String resumedBy(String actorId) {
+        return host.runtime(actorId).isPresent() ? identity.name() : null;
     }
 
     private static Optional<EpisodeStepEntity> latestApprovalRequest(EntityManager em, String id) {

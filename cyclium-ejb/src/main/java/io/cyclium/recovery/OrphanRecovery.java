@@ -142,7 +142,7 @@ public class OrphanRecovery {
                 return Result.RESTARTED;
             }
             // The actor left this node between the check above and now: refund the attempt.
-            tx.inNewTransaction(em -> store.unclaim(em, o.id()));
+            tx.inNewTransaction(em -> store.unclaim(em, o.id(), o.phase()));
             claims.complete(claim.get());
             return Result.SKIPPED;
         }
@@ -165,10 +165,12 @@ public class OrphanRecovery {
      * database — so it is restarted whatever its policy: failing it would fail work that never ran,
      * on every crash and deploy. A workflow step's episode is restarted too: the workflow queues a
      * step again when the node running it died (its retries are for steps that failed on their own).
-     * Both are still bounded by the episode's max attempts. Everything else: its declared policy.
+     * And an episode an operator ordered to go on (restarted, approved, its wait resolved) that no
+     * node has taken up: resuming it is the order, not a guess after a crash. All are still bounded
+     * by the episode's max attempts. Everything else: its declared policy.
      */
     RecoveryPolicy effectivePolicy(Orphan o) {
-        if (!o.ranSteps() || o.workflowStepId() != null) {
+        if (!o.ranSteps() || o.workflowStepId() != null || RecoveryStore.RESUME_DUE.equals(o.phase())) {
             return RecoveryPolicy.RESTART;
         }
         return policyFor(o);

@@ -18,6 +18,7 @@ public class RecoveryStore {
 
     public static final String INTERRUPTED = EpisodeStore.INTERRUPTED_PHASE;
     public static final String RECOVERING = "recovering";
+    public static final String RESUME_DUE = EpisodeStore.RESUME_DUE_PHASE;
 
     private final DatabaseVendor vendor;
 
@@ -47,7 +48,7 @@ public class RecoveryStore {
                 + " r.episode_id = e.id AND r.kind NOT IN ('" + StepKind.INTERRUPTED + "', '" + StepKind.RESUMED + "', '"
                 + StepKind.RESTARTED + "')) THEN 1 ELSE 0 END"
                 + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
-                + INTERRUPTED + "' OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
+                + INTERRUPTED + "' OR (e.phase = '" + RESUME_DUE + "' AND e.run_node IS NULL) OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
                 + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
                 .around(-staleAfterSeconds, vendor::utcNowPlusSeconds).sql(")")
                 // A queued episode waits in a live node's memory: vouched for by that node's row
@@ -113,9 +114,13 @@ public class RecoveryStore {
         return n;
     }
 
-    /** Gives a claimed orphan back (its policy cannot run here): phase back to interrupted; no attempt was spent. */
-    public int unclaim(EntityManager em, String episodeId) {
-        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', updated_at = "
+    /**
+     * Gives a claimed orphan back (its actor left this node meanwhile): phase back to interrupted,
+     * or to resume due when it was that; no attempt was spent.
+     */
+    public int unclaim(EntityManager em, String episodeId, String phaseBefore) {
+        String back = RESUME_DUE.equals(phaseBefore) ? RESUME_DUE : INTERRUPTED;
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + back + "', updated_at = "
                 + vendor.utcNow() + " WHERE id = ").value(episodeId).sql(" AND status = 'running' AND phase = '" + RECOVERING + "'")
                 .executeUpdate(em);
     }
@@ -157,8 +162,9 @@ public class RecoveryStore {
         if (ids.isEmpty()) {
             return 0;
         }
-        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + INTERRUPTED + "', updated_at = " + vendor.utcNow()
-                + " WHERE ").in("id", ids).sql(" AND run_node = ").value(node).sql(" AND status = 'running'").executeUpdate(em);
+        // an episode an operator ordered to resume keeps saying so (recovery resumes it whatever its policy)
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = CASE WHEN phase = '" + RESUME_DUE + "' THEN phase ELSE '"
+                + INTERRUPTED + "' END, updated_at = " + vendor.utcNow() + " WHERE ").in("id", ids).sql(" AND run_node = ").value(node).sql(" AND status = 'running'").executeUpdate(em);
     }
 
     /**

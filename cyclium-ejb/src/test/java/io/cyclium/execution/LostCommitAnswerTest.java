@@ -128,4 +128,24 @@ class LostCommitAnswerTest {
         assertThat(runner.firstLeases()).as("each keeps the first lease taken with its row").hasSize(CALLERS);
         assertThat(gate.heldCount()).isEqualTo(CALLERS);
     }
+
+    @Test
+    void a_first_lease_whose_statement_failed_leaves_nothing_pending_so_a_row_that_committed_anyway_is_released_as_an_orphan() {
+        JpaWorkClaims relayedClaims = new JpaWorkClaims(relayed, relayed.vendor(), telemetry);
+        LeasedClaimGate gate = new LeasedClaimGate(relayedClaims, NODE, 30, telemetry);
+        String key = "lost:" + UUID.randomUUID();
+        relayed.inNewTransaction(em -> em.createNativeQuery("SELECT 1").getSingleResult()); // a pooled connection
+        proxy.down();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> relayed.inNewTransaction(em -> gate.claimFirstIn(em, key, "episode")))
+                .as("the database is unreachable").isInstanceOf(RuntimeException.class);
+        proxy.up();
+        // the lease row is there all the same (its transaction committed; only the answer was lost)
+        JpaWorkClaims directClaims = new JpaWorkClaims(direct, direct.vendor(), telemetry);
+        direct.run(em -> directClaims.claimFirstIn(em, key, NODE, 30, "episode"));
+
+        gate.renewAll();
+
+        assertThat(directClaims.find(key).orElseThrow().state()).as("a live lease nobody here holds is failed, not renewed for ever")
+                .isEqualTo(io.cyclium.claims.ClaimState.FAILED);
+    }
 }

@@ -165,6 +165,25 @@ class OrphanRecoveryTest {
     }
 
     @Test
+    void an_episode_an_operator_ordered_to_resume_on_a_node_without_its_actor_is_resumed_at_once_not_failed() {
+        actors.runs("reports", RecoveryPolicy.FAIL);
+        // approved through a node that does not run the actor: nobody took it up, and it ran steps before
+        String approved = rows.episode().scope(null, env).resumeDue(null).quietFor(0).insert();
+        rows.step(approved, 1, "approval_requested", "node-x");
+        rows.step(approved, 2, "approval_resolved", "node-y");
+        // taken up by a node that runs it, which is alive and still within the quiet time: not an orphan
+        String takenUp = rows.episode().scope(null, env).resumeDue("node-z").quietFor(0).insert();
+        rows.step(takenUp, 1, "checkpoint", "node-x");
+
+        SweepReport report = sweep();
+
+        assertThat(report.found()).isEqualTo(1);
+        assertThat(report.restarted()).isEqualTo(1);
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId).containsExactly(approved);
+        assertThat(finished).isEmpty();
+    }
+
+    @Test
     void a_workflow_steps_orphan_is_restarted_like_a_step_whose_node_died_even_under_policy_fail() {
         actors.runs("reports", RecoveryPolicy.FAIL);
         String id = rows.episode().scope(null, env).workflowStep(UUID.randomUUID().toString(), "fetch").insert();

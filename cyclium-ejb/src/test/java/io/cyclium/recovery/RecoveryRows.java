@@ -54,6 +54,13 @@ final class RecoveryRows {
             return this;
         }
 
+        /** An operator restarted, approved or resolved it (phase resume due); {@code runNode} null: nobody took it up. */
+        Episode resumeDue(String runNode) {
+            this.phase = RecoveryStore.RESUME_DUE;
+            this.runNode = runNode;
+            return this;
+        }
+
         Episode interrupted() {
             this.phase = RecoveryStore.INTERRUPTED;
             return this;

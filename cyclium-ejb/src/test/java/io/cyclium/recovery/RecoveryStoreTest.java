@@ -87,8 +87,8 @@ class RecoveryStoreTest {
 
         assertThat(rows(db, em -> store.failOrphan(em, failing, "node-a", "recovery policy fail"))).isEqualTo(1);
         assertThat(rows(db, em -> store.failOrphan(em, failing, "node-a", "again"))).isZero();
-        assertThat(rows(db, em -> store.unclaim(em, givenBack))).isEqualTo(1);
-        assertThat(rows(db, em -> store.unclaim(em, givenBack))).as("no longer claimed").isZero();
+        assertThat(rows(db, em -> store.unclaim(em, givenBack, null))).isEqualTo(1);
+        assertThat(rows(db, em -> store.unclaim(em, givenBack, null))).as("no longer claimed").isZero();
 
         assertThat(rows.row(failing).status()).isEqualTo("failed");
         assertThat(rows.journal(failing)).containsExactly("1 observation a-node-that-died", "2 episode_failed node-a");

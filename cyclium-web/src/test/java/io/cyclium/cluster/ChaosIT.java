@@ -107,6 +107,22 @@ class ChaosIT {
             }
         }
 
+        /** Each episode's row, journal and lease as the database has them now: what a stranded one looks like. */
+        String describe(List<String> ids) {
+            StringBuilder out = new StringBuilder();
+            for (String id : ids) {
+                out.append("\n  ").append(cluster.database().query("SELECT id, status, phase, attempts, run_node, queued_at,"
+                        + " started_at, updated_at FROM cyclium_episodes WHERE id = '" + id + "'"));
+                out.append("\n    journal ").append(cluster.database().query("SELECT step_no, kind, node_identity, created_at"
+                        + " FROM cyclium_episode_steps WHERE episode_id = '" + id + "' ORDER BY step_no"));
+                out.append("\n    lease ").append(cluster.database().query("SELECT state, owner_node, fence, lease_until, error_detail"
+                        + " FROM cyclium_work_claims WHERE dedupe_key = (SELECT dedupe_key FROM cyclium_episodes WHERE id = '" + id + "')"));
+            }
+            out.append("\n  nodes ").append(cluster.database().query("SELECT node_identity, started_at, last_seen, stopped_at"
+                    + " FROM cyclium_nodes"));
+            return out.toString();
+        }
+
         /** The episodes of the accepted events by dedupe key, and when all were terminal (null: not by the deadline). */
         record Settled(Map<String, List<Map<String, Object>>> byKey, Instant allTerminal) {
         }
@@ -219,7 +235,8 @@ class ChaosIT {
             assertThat(load.accepted()).as("accepted events").isNotEmpty();
             assertThat(lost).as("accepted events without an episode. " + figures).isEmpty();
             assertThat(duplicated).as("events with more than one episode").isEmpty();
-            assertThat(stranded).as("episodes not terminal %s after the last fault. %s", SETTLE, figures).isEmpty();
+            assertThat(stranded).as("episodes not terminal %s after the last fault. %s%s", SETTLE, figures,
+                    describe(stranded.stream().map(r -> (String) r.get("id")).limit(20).toList())).isEmpty();
             assertThat(failedUnrun).as("episodes failed without running a step. " + figures).isEmpty();
         }
 
