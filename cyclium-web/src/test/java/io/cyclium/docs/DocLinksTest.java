@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -95,10 +97,10 @@ class DocLinksTest {
         return problems;
     }
 
-    private static java.util.Optional<String> check(Path file, Path root, int line, String link) {
+    private static Optional<String> check(Path file, Path root, int line, String link) {
         String where = Docs.relativeTo(root, file) + ":" + line + ": " + link + " -> ";
         if (SCHEME.matcher(link).find() || link.startsWith("//")) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         int hash = link.indexOf('#');
         String pathPart = hash < 0 ? link : link.substring(0, hash);
@@ -110,19 +112,19 @@ class DocLinksTest {
         Path target = pathPart.isEmpty() ? file
                 : file.getParent().resolve(URLDecoder.decode(pathPart, StandardCharsets.UTF_8)).normalize();
         if (!target.startsWith(root.normalize())) {
-            return java.util.Optional.of(where + "points outside the repository");
+            return Optional.of(where + "points outside the repository");
         }
         if (!Files.exists(target)) {
-            return java.util.Optional.of(where + "no such file " + Docs.relativeTo(root, target));
+            return Optional.of(where + "no such file " + Docs.relativeTo(root, target));
         }
         if (anchor != null && !anchor.isEmpty() && target.toString().endsWith(".md")) {
             Set<String> slugs = slugs(Docs.read(target));
             if (!slugs.contains(anchor)) {
-                return java.util.Optional.of(where + "no heading #" + anchor + " in " + Docs.relativeTo(root, target)
+                return Optional.of(where + "no heading #" + anchor + " in " + Docs.relativeTo(root, target)
                         + " (its anchors: " + slugs + ")");
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /** The anchors GitHub gives a file: one per heading (duplicates numbered -1, -2 …) and explicit HTML anchors. */
@@ -148,7 +150,7 @@ class DocLinksTest {
         String text = heading.replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1") // a link renders as its text
                 .replaceAll("<[^>]+>", "");
         StringBuilder out = new StringBuilder();
-        text.toLowerCase(java.util.Locale.ROOT).codePoints().forEach(c -> {
+        text.toLowerCase(Locale.ROOT).codePoints().forEach(c -> {
             if (c == ' ') {
                 out.append('-');
             } else if (c == '-' || c == '_' || Character.isLetterOrDigit(c)

@@ -105,10 +105,10 @@ class MetricsDocTest {
                     continue; // a declaration such as count(String name, …), not a call
                 }
                 argument = resolveConstants(argument, constants);
+                // a variable here (count(name, …)) names nothing: the helper it passes through is
+                // itself called with literals, which this loop finds
                 Matcher literal = LITERAL.matcher(argument);
-                boolean any = false;
                 while (literal.find()) {
-                    any = true;
                     String rest = argument.substring(literal.end()).strip();
                     String before = argument.substring(0, literal.start()).strip();
                     if (rest.startsWith("+")) {
@@ -116,9 +116,6 @@ class MetricsDocTest {
                     } else if (!before.endsWith("+")) {
                         names.putIfAbsent(literal.group(1), where);
                     }
-                }
-                if (!any) {
-                    continue; // a variable: the helper it is passed through is called with literals
                 }
             }
         }
