@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class MetricsDocTest {
 
     static final String DOC = "docs/metrics.md";
-    private static final Pattern CALL = Pattern.compile("\\b(?:count|time|record|gauge)\\(\\s*");
+    private static final Pattern CALL = Pattern.compile("\\b(count|time|record|gauge)\\(\\s*");
     private static final Pattern LOOP = Pattern.compile("BackgroundPass\\.run\\(\\s*\"([a-z][a-z0-9_]*)\"");
     private static final Pattern CONSTANT = Pattern.compile("static\\s+final\\s+String\\s+([A-Z][A-Z0-9_]*)\\s*=\\s*\"([a-z][a-z0-9_]*)\"\\s*;");
     private static final Pattern LITERAL = Pattern.compile("\"([a-z][a-z0-9_]*)\"");
@@ -76,18 +76,25 @@ class MetricsDocTest {
         assertThat(unknown).as("series in the tables of " + DOC + " that no code records (renamed or removed?)").isEmpty();
     }
 
-    record Names(Map<String, String> names, Map<String, String> prefixes) {
+    /**
+     * Names and run-time prefixes (without {@code cyclium_}), each with the file that records it, and
+     * what each is recorded as: {@code count}, {@code time}, {@code record} or {@code gauge}, the
+     * facade's method (a {@code <loop>_failed} is a {@code count}).
+     */
+    record Names(Map<String, String> names, Map<String, String> prefixes, Map<String, Set<String>> kinds) {
     }
 
     static Names namesInCode() {
         Map<String, String> names = new TreeMap<>();
         Map<String, String> prefixes = new TreeMap<>();
+        Map<String, Set<String>> kinds = new TreeMap<>();
         for (Path file : Docs.mainSources()) {
             String source = Docs.read(file);
             String where = Docs.relative(file);
             Matcher loop = LOOP.matcher(source);
             while (loop.find()) {
                 names.putIfAbsent(loop.group(1) + "_failed", where);
+                kinds.computeIfAbsent(loop.group(1) + "_failed", k -> new TreeSet<>()).add("count");
             }
             if (!source.contains("Telemetry") && !source.contains("telemetry")
                     || where.contains("/io/cyclium/telemetry/")) {
@@ -113,13 +120,15 @@ class MetricsDocTest {
                     String before = argument.substring(0, literal.start()).strip();
                     if (rest.startsWith("+")) {
                         prefixes.putIfAbsent(literal.group(1), where);
+                        kinds.computeIfAbsent(literal.group(1), k -> new TreeSet<>()).add(call.group(1));
                     } else if (!before.endsWith("+")) {
                         names.putIfAbsent(literal.group(1), where);
+                        kinds.computeIfAbsent(literal.group(1), k -> new TreeSet<>()).add(call.group(1));
                     }
                 }
             }
         }
-        return new Names(names, prefixes);
+        return new Names(names, prefixes, kinds);
     }
 
     /** Constants of the class replaced by their quoted values; "a" + "b" joined to "ab". */
