@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Labels come from the tags docs/metrics.md lists in brackets after each series (the doc's
  * names are checked against the code by {@link MetricsDocTest}), plus {@code le} on a
- * {@code _bucket} series and the target labels Prometheus adds ({@code instance}, {@code job}).
+ * {@code _bucket} series, the target labels Prometheus adds ({@code instance}, {@code job}) and
+ * MicroProfile Metrics' {@code mp_scope}.
  */
 class ObservabilityConfigTest {
 
@@ -51,8 +52,11 @@ class ObservabilityConfigTest {
             "time", List.of("_seconds_count", "_seconds_sum", "_seconds_max", "_seconds_mean", "_seconds_bucket"),
             "record", List.of("_count", "_sum", "_max", "_mean"),
             "gauge", List.of(""));
-    /** Labels Prometheus itself attaches to every scraped sample. */
-    private static final Set<String> TARGET_LABELS = Set.of("instance", "job");
+    /**
+     * Labels every sample carries besides its tags: Prometheus' target labels, and the registry's
+     * scope that MicroProfile Metrics 5 adds ({@code mp_scope="application"}, seen in a live scrape).
+     */
+    private static final Set<String> TARGET_LABELS = Set.of("instance", "job", "mp_scope");
     /** Series Prometheus writes for each scrape target, not the node. */
     private static final Set<String> PROMETHEUS_SERIES = Set.of("up");
     private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "by", "without", "on",
