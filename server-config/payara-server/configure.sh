@@ -2,7 +2,7 @@
 # Points the running domain's jdbc/cyclium at the database and sets Cyclium's properties.
 #   PAYARA_HOME, CYCLIUM_DOMAIN, CYCLIUM_PORT_BASE, CYCLIUM_BIND_ADDRESS  as for create-domain.sh
 #   CYCLIUM_DB   h2 | postgresql | mariadb                                             required
-#   h2:                   CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see README), CYCLIUM_H2_FILE
+#   h2:                   CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see docs/deploying/README.md), CYCLIUM_H2_FILE
 #                         (absolute path without .mv.db, on that server), CYCLIUM_H2_PASSWORD
 #   postgresql, mariadb:  CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER
 #                         CYCLIUM_DB_PASSWORD (may be empty, must be set)

@@ -12,7 +12,7 @@
 #                        properties in standalone.xml (no secrets)
 # The database coordinates are NOT written here: the datasource reads them when the server
 # starts, from the environment (${env.X} expressions), so secrets stay out of standalone.xml:
-#   h2:                  CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see README), CYCLIUM_H2_FILE
+#   h2:                  CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see docs/deploying/README.md), CYCLIUM_H2_FILE
 #                        (absolute path without .mv.db, on that server), CYCLIUM_H2_PASSWORD
 #   postgresql, mariadb: CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER CYCLIUM_DB_PASSWORD
 set -euo pipefail

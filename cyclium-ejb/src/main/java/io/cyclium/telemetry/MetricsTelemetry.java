@@ -94,9 +94,11 @@ public class MetricsTelemetry implements Telemetry {
 
     /**
      * A timer's metadata names its unit, nanoseconds (what a Timer records). Payara's Prometheus
-     * writer scales a timer's quantiles, mean and max by the metadata's unit and only its sum by the
-     * Duration: registered without a unit, the quantiles came out in nanoseconds under a
-     * {@code _seconds} name while {@code _seconds_sum} was in seconds.
+     * writer scales a timer's mean, max and default quantiles by the metadata's unit and only its
+     * sum by the Duration: registered without a unit, they came out in nanoseconds under a
+     * {@code _seconds} name while {@code _seconds_sum} was in seconds. Configured quantiles (any
+     * {@code mp.metrics.distribution.*} setting on the timer, buckets included) it never scales:
+     * the shipped configuration keeps the buckets and turns quantiles off (docs/metrics.md).
      */
     static Metadata timerMetadata(String name) {
         return Metadata.builder().withName("cyclium_" + name).withUnit(MetricUnits.NANOSECONDS).build();

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 /**
  * One full application server (Payara Server domain or WildFly standalone instance) for a test,
  * set up, started, stopped and deployed to only through the scripts in {@code server-config/} —
- * the commands the README gives an operator. Every listener is on 127.0.0.1; the server's own log
+ * the commands docs/deploying/ gives an operator. Every listener is on 127.0.0.1; the server's own log
  * is capped and rotated by those scripts. {@link #close()} kills the server's process if it still
  * runs (also from a JVM shutdown hook, so an aborted run leaves no server behind).
  */

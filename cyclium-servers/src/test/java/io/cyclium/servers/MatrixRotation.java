@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the whole matrix, a rerun of the same commit runs the same cells, and every run also runs the
  * "ci" cells, which this condition never touches. {@code slot:N} runs slot N. Both are for shorter
  * local runs, and for CI again should its 40-minute budget tighten: one slot adds two or three
- * cells, about three minutes, where the whole matrix adds about eight (README, CI budget).
+ * cells, about three minutes, where the whole matrix adds about eight (docs/testing.md, CI budget).
  *
  * <p>A "matrix" test missing from {@link #SLOTS} fails under rotation, so a new cell cannot quietly
  * never run in CI.

@@ -16,7 +16,7 @@ import java.util.Properties;
 
 /**
  * A Payara Micro process with the shipped pre-boot file (HTTP on the bind address), the post-boot
- * file of its database (H2: the TCP server one), started the way the README says. Micro has no properties step: the {@code CYCLIUM_PROPERTIES} file becomes
+ * file of its database (H2: the TCP server one), started the way docs/deploying/payara-micro.md says. Micro has no properties step: the {@code CYCLIUM_PROPERTIES} file becomes
  * environment variables ({@code cyclium.a.b-c} → {@code CYCLIUM_A_B_C}, MicroProfile Config's own
  * mapping). Its console output is the log, copied by the test and cut off at 20 MB. Micro cannot
  * redeploy in place: {@link #deploy} restarts the process with the WAR.

@@ -20,7 +20,7 @@ import java.util.UUID;
  * {@link #environment()} is what the server-config scripts and the started server read.
  *
  * <p>H2 for a full server (Payara Server, WildFly) is served by an H2 TCP server in this test's
- * JVM on loopback, as the README tells an operator to run it: an embedded H2 registers a JVM
+ * JVM on loopback, as docs/deploying/README.md tells an operator to run it: an embedded H2 registers a JVM
  * shutdown hook that closes the database while the server's own shutdown runs the drain, so the
  * drain's stamps would fail ("database is already closed"); DB_CLOSE_ON_EXIT=FALSE would prevent
  * that but H2 refuses it together with AUTO_SERVER. The same holds on Payara Micro

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The package layering README's "Modules" section writes down, kept by the compiler's output: the
+ * The package layering docs/architecture.md ("Packages, bottom up") writes down, kept by the compiler's output: the
  * production classes of both modules (EJB and web), imported from their class files, so a
  * fully-qualified name in code counts like an import. The EJB module arrives as target/classes or
  * as its jar, depending on the Maven phase: both are read.
@@ -69,7 +69,7 @@ class ArchitectureTest {
                 unplaced.add(pkg.isEmpty() ? "io.cyclium" : "io.cyclium." + pkg);
             }
         }
-        assertThat(unplaced).as("packages missing from ArchitectureTest.TIERS and README's Modules section").isEmpty();
+        assertThat(unplaced).as("packages missing from ArchitectureTest.TIERS and docs/architecture.md (Packages, bottom up)").isEmpty();
     }
 
     @Test

@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * {@code cyclium.console.admin-password}, and {@code viewer} (role cyclium-viewer) only when
  * {@code cyclium.console.viewer-password} is set. Without an admin password one is generated at
  * boot and printed once, to the log and to stderr, so a node is never open with a known password.
- * A production server can replace this store with its own realm (see the README).
+ * A production server can replace this store with its own realm (see docs/security.md).
  */
 @ApplicationScoped
 public class ConsoleIdentityStore implements IdentityStore {
