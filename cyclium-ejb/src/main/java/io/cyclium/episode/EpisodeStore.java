@@ -330,6 +330,13 @@ public class EpisodeStore {
                 .setParameter(1, episodeId).executeUpdate();
     }
 
+    /** The details of the episode's journal rows of {@code kind}, oldest first. */
+    public List<String> journalDetails(EntityManager em, String episodeId, String kind) {
+        return em.createQuery("SELECT s.detail FROM EpisodeStepEntity s WHERE s.episodeId = :id AND s.kind = :kind"
+                        + " ORDER BY s.stepNo", String.class)
+                .setParameter("id", episodeId).setParameter("kind", kind).getResultList();
+    }
+
     /** The next free journal step number (single writer: the current owner). */
     public int nextStepNo(EntityManager em, String episodeId) {
         Number n = (Number) em.createNativeQuery("SELECT COALESCE(MAX(step_no), 0) FROM cyclium_episode_steps WHERE episode_id = ?1")

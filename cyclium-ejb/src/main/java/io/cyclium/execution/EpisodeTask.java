@@ -196,6 +196,12 @@ public final class EpisodeTask implements Runnable {
         if (resume && !writes.resumed(s.attempts(), s.checkpoint().map(RunSnapshot.SavedCheckpoint::number), claim)) {
             return Outcome.CLAIM_LOST;
         }
+        if (resume) {
+            // Proposals of earlier runs live in the journal, not in the state: a strategy resumed
+            // from a checkpoint taken after it proposed will not propose again, and they would be lost.
+            env.tx().inNewTransaction(em -> env.store().journalDetails(em, episodeId, StepKind.OUTPUT_PROPOSED))
+                    .forEach(d -> ProposalJournal.proposal(d).ifPresent(p -> addProposal(proposed, p)));
+        }
         if (s.resolution().isPresent()) {
             Optional<StepResult> resolved = Resolutions.resultOf(s.resolution().get());
             if (resolved.isEmpty()) {
@@ -244,9 +250,8 @@ public final class EpisodeTask implements Runnable {
                 turnsAtCheckpoint = turns;
                 state = strategy.onResult(state, StepResult.checkpointed(c.phase()), ctx);
             } else if (step instanceof Step.ProposeOutput p) {
-                proposed.add(p.proposal());
-                if (!writes.journal(StepKind.OUTPUT_PROPOSED, Jsons.object().add("type", p.proposal().type())
-                        .add("key", String.valueOf(p.proposal().key())).build(), null, null, null)) {
+                addProposal(proposed, p.proposal());
+                if (!writes.journal(StepKind.OUTPUT_PROPOSED, ProposalJournal.detail(p.proposal()), null, null, null)) {
                     return Outcome.CLAIM_LOST;
                 }
                 state = strategy.onResult(state, StepResult.outputProposed(p.proposal().type()), ctx);
@@ -264,6 +269,13 @@ public final class EpisodeTask implements Runnable {
                 Convergence conv = strategy.converge(state, ctx);
                 return converge(s, exp, claim, conv == null ? Convergence.of(null) : conv, proposed);
             }
+        }
+    }
+
+    /** Adds a proposal unless an equal one is there (a resumed strategy proposing again what the journal kept). */
+    private static void addProposal(List<OutputProposal> proposed, OutputProposal p) {
+        if (!proposed.contains(p)) {
+            proposed.add(p);
         }
     }
 

@@ -82,7 +82,8 @@ public final class OutputRouter {
 
     private OutputOutcome route(OutputProposal proposal, EpisodeRef episode, String nodeEnv, boolean resumedRun) {
         Objects.requireNonNull(episode, "episode");
-        String key = OutputKeys.effective(proposal, episode, nodeEnv);
+        String key = OutputKeys.effective(proposal, episode, nodeEnv,
+                firstId -> tx.inNewTransaction(em -> store.scopeOfEpisode(em, firstId)));
         String id = UUID.randomUUID().toString();
         boolean mine = tx.inNewTransaction(em ->
                 store.insertProposed(em, id, episode.id(), proposal.type(), key, proposal.payload()));

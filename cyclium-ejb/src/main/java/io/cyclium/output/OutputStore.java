@@ -7,6 +7,7 @@ import io.cyclium.store.UniqueInsert;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -136,5 +137,16 @@ public final class OutputStore {
         return em.createQuery("SELECT o FROM OutputEntity o WHERE o.dedupeKey = :key", OutputEntity.class)
                 .setParameter("key", dedupeKey).setHint(REFRESH, "true")
                 .getResultList().stream().findFirst().map(OutputView::of);
+    }
+
+    /**
+     * An episode's scope for derived output keys: its dedupe key, or its id when it has none; empty
+     * when the episode is not stored any more (a retry chain whose first episode was purged).
+     */
+    public Optional<String> scopeOfEpisode(EntityManager em, String episodeId) {
+        @SuppressWarnings("unchecked")
+        List<Object> keys = em.createNativeQuery("SELECT COALESCE(dedupe_key, id) FROM cyclium_episodes WHERE id = ?1")
+                .setParameter(1, episodeId).getResultList();
+        return keys.stream().findFirst().map(Object::toString);
     }
 }

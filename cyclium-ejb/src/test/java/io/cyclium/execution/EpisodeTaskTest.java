@@ -458,6 +458,33 @@ class EpisodeTaskTest {
 
     @ParameterizedTest
     @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void an_output_proposed_before_the_checkpoint_a_run_resumes_from_is_delivered_once_by_the_resumed_run(Vendor vendor) {
+        Rig rig = new Rig(vendor);
+        RunControl[] control = new RunControl[1];
+        rig.strategy = new Scripted((s, c) -> switch (s.step) {
+            case 0 -> Step.proposeOutput(OutputProposal.of("count", "report", Json.createObjectBuilder().add("n", 7).build()));
+            case 1 -> Step.checkpoint("after-proposal");
+            default -> {
+                control[0].requestStop(); // the node drains after the checkpoint
+                yield Step.observe("late", ctx -> Json.createValue(2));
+            }
+        }, null);
+        ExpectationDefinition exp = rig.expectation(20, Duration.ofMinutes(1));
+        String id = rig.insert(exp);
+        control[0] = new RunControl(id);
+        assertThat(rig.run(exp, id, false, control[0])).isEqualTo(EpisodeTask.Outcome.STOPPED);
+
+        // the resumed run starts after the proposal: its strategy never proposes it again
+        rig.strategy = new Scripted((s, c) -> Step.converge(), new Convergence(List.of(), List.of(), "converged"));
+        assertThat(rig.run(exp, id, true, new RunControl(id))).isEqualTo(EpisodeTask.Outcome.FINISHED);
+
+        assertThat(rig.row(id).status).isEqualTo("done");
+        assertThat(rig.delivered).as("the earlier run's proposal, delivered by the resumed run").hasSize(1)
+                .allSatisfy((key, n) -> assertThat(n.get()).isEqualTo(1));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
     void a_resume_restores_the_checkpoint_through_the_migration_hook_instead_of_init(Vendor vendor) {
         Rig rig = new Rig(vendor);
         RunControl[] control = new RunControl[1];

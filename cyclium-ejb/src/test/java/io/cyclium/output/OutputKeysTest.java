@@ -78,4 +78,29 @@ class OutputKeysTest {
         assertThatThrownBy(() -> OutputKeys.effective(OutputProposal.withDedupeKey("log", "k".repeat(513), PAYLOAD),
                 EPISODE, null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("513");
     }
+
+    @org.junit.jupiter.api.Test
+    void a_workflow_steps_attempts_derive_one_key_so_a_retried_step_does_not_deliver_again() {
+        EpisodeRef attempt1 = new EpisodeRef("e1", "a", "x", "workflow:inst-1:fetch:1", null, null);
+        EpisodeRef attempt2 = new EpisodeRef("e2", "a", "x", "workflow:inst-1:fetch:2", null, null);
+        EpisodeRef otherStep = new EpisodeRef("e3", "a", "x", "workflow:inst-1:store:1", null, null);
+        OutputProposal p = OutputProposal.of("log", "alert", PAYLOAD);
+
+        assertThat(OutputKeys.effective(p, attempt2, null)).isEqualTo(OutputKeys.effective(p, attempt1, null))
+                .isNotEqualTo(OutputKeys.effective(p, otherStep, null));
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_retry_derives_the_key_of_the_chains_first_episode_and_without_it_one_key_for_all_its_retries() {
+        EpisodeRef first = new EpisodeRef("first-id", "a", "x", "event:a:x:evt-9", null, null);
+        EpisodeRef retry2 = new EpisodeRef("r2", "a", "x", "retry:first-id:2", null, null);
+        EpisodeRef retry3 = new EpisodeRef("r3", "a", "x", "retry:first-id:3", null, null);
+        OutputProposal p = OutputProposal.of("log", "alert", PAYLOAD);
+        java.util.function.Function<String, java.util.Optional<String>> stored =
+                id -> id.equals("first-id") ? java.util.Optional.of("event:a:x:evt-9") : java.util.Optional.empty();
+
+        assertThat(OutputKeys.effective(p, retry2, null, stored)).isEqualTo(OutputKeys.effective(p, first, null));
+        assertThat(OutputKeys.effective(p, retry3, null, id -> java.util.Optional.empty()))
+                .as("the first episode purged").isEqualTo(OutputKeys.effective(p, retry2, null, id -> java.util.Optional.empty()));
+    }
 }
