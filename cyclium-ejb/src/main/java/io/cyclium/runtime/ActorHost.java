@@ -131,7 +131,9 @@ public class ActorHost {
         groupCommit = GroupCommit.start(tx, threadFactory, config.groupCommitMax(), config.groupCommitWriters(),
                 size -> telemetry.record("group_commit_writes", size),
                 // pgjdbc reports a count per batched statement; the others are not verified here
-                vendor == DatabaseVendor.POSTGRESQL);
+                vendor == DatabaseVendor.POSTGRESQL)
+                // a write no writer took within a lease answers an error (a 503 for an event) instead of waiting
+                .handOverDeadline(Duration.ofSeconds(config.leaseSeconds()));
         // A task keeps trying a write through a database outage for two leases (its lease cannot
         // be taken from it before it has lapsed), then gives the episode up to recovery.
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,

@@ -44,6 +44,8 @@ public final class GroupCommit implements Tx {
     private final Consumer<Integer> batchSizes;
     private final boolean deferUpdates;
     private volatile boolean closed;
+    /** How long a caller waits for a writer to take its write before giving up on it (then nothing of it is written). */
+    private volatile java.time.Duration handOver = java.time.Duration.ofMinutes(5);
     /** The recorded transaction this thread runs, if any ({@link #inRecordedTransaction}). */
     private final ThreadLocal<Recorded> recordedHere = new ThreadLocal<>();
 
@@ -82,6 +84,28 @@ public final class GroupCommit implements Tx {
             g.writers.forEach(Thread::start);
         }
         return g;
+    }
+
+    /**
+     * The deadline of a hand-over: a caller whose write no writer has taken within it takes the
+     * write back and fails with {@link HandOverTimeout} (nothing of it was written, so running it
+     * again later is safe). A write a writer has taken is waited for: its transaction decides. Without
+     * a deadline a writer stuck on the database (a frozen node's row locks, a server that stopped
+     * answering) held every caller of the node — request threads included — for as long.
+     */
+    public GroupCommit handOverDeadline(java.time.Duration deadline) {
+        if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+            throw new IllegalArgumentException("a hand-over deadline must be positive, got " + deadline);
+        }
+        this.handOver = deadline;
+        return this;
+    }
+
+    /** No writer took the write within the hand-over deadline; nothing of it was written. */
+    public static final class HandOverTimeout extends RuntimeException {
+        HandOverTimeout(String message) {
+            super(message);
+        }
     }
 
     @Override
@@ -125,6 +149,10 @@ public final class GroupCommit implements Tx {
         if (closed && waiting.remove(unit)) {
             // closed between the check and the add, and no writer took it: run it here
             return alone(work);
+        }
+        if (!unit.await(handOver) && waiting.remove(unit)) {
+            throw new HandOverTimeout("no group-commit writer took this write within " + handOver.toMillis()
+                    + " ms (the database is slow to answer, or a batch is stuck on a lock); nothing of it was written");
         }
         unit.awaitUninterruptibly();
         if (unit.committed) {
@@ -390,6 +418,16 @@ public final class GroupCommit implements Tx {
                 failure = new IllegalStateException("a write failed: " + e, e);
             }
             done.countDown();
+        }
+
+        /** Waits up to {@code d}; true when the write was settled (committed, failed or handed back) meanwhile. */
+        boolean await(java.time.Duration d) {
+            try {
+                return done.await(d.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
 
         void awaitUninterruptibly() {

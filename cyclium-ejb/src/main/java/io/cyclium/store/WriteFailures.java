@@ -29,6 +29,9 @@ public final class WriteFailures {
         if (t instanceof Undo) {
             return false;
         }
+        if (t instanceof GroupCommit.HandOverTimeout) {
+            return true;
+        }
         if (SqlCauses.any(t, WriteFailures::permanent)) {
             return false;
         }

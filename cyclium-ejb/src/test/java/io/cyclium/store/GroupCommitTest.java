@@ -343,4 +343,25 @@ class GroupCommitTest {
         assertThat(counting.batched()).as("the two plain inserts batched, the reader's insert not").isEqualTo(2);
         assertThat(counting.transactions()).as("one shared transaction after the gate's").isEqualTo(2);
     }
+
+    @org.junit.jupiter.api.Test
+    void a_write_no_writer_takes_within_the_hand_over_deadline_fails_written_nowhere_and_the_writer_goes_on() throws Exception {
+        TestJpa jpa = databases.jpa(Vendor.H2);
+        GroupCommit g = groupCommit(jpa, 64, 1).handOverDeadline(Duration.ofMillis(300));
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        Gate stuck = new Gate(); // the only writer, stuck on the database (a lock a frozen node holds)
+        Future<Integer> holder = callers.submit(() -> g.inGroupTransaction(stuck.work()));
+        assertThat(stuck.entered.await(30, TimeUnit.SECONDS)).isTrue();
+        NewEpisode late = episode("gc_actor");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.inGroupTransaction(em -> store.insert(em, late)))
+                .isInstanceOf(GroupCommit.HandOverTimeout.class).hasMessageContaining("nothing of it was written");
+        assertThat(g.waiting()).as("handed back, not left queued").isZero();
+
+        stuck.release.countDown();
+        holder.get(30, TimeUnit.SECONDS);
+        NewEpisode next = episode("gc_actor");
+        assertThat(g.inGroupTransaction(em -> store.insert(em, next)).booleanValue()).isTrue();
+        assertThat(stored(jpa, List.of(late, next))).as("only the write sent after the writer went on").isEqualTo(1);
+    }
 }
