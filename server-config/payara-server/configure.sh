@@ -32,7 +32,9 @@ case "$CYCLIUM_DB" in
   postgresql)
     need CYCLIUM_DB_HOST CYCLIUM_DB_PORT CYCLIUM_DB_NAME CYCLIUM_DB_USER
     [ -n "${CYCLIUM_DB_PASSWORD+set}" ] || fail "CYCLIUM_DB_PASSWORD must be set (empty is allowed)"
+    # bounded waits on every new connection: 30 s for a lock, 60 s idle inside a transaction
     remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=custom-validation \
+      --initsql="SELECT set_config('lock_timeout','30s',false),set_config('idle_in_transaction_session_timeout','60s',false)" \
       --validationclassname=org.glassfish.api.jdbc.validation.PostgresConnectionValidation \
       --datasourceclassname=org.postgresql.ds.PGSimpleDataSource \
       --property "serverName=$(esc "$CYCLIUM_DB_HOST"):portNumber=$CYCLIUM_DB_PORT:databaseName=$(esc "$CYCLIUM_DB_NAME"):user='$(esc "$CYCLIUM_DB_USER")':password='$(esc "$CYCLIUM_DB_PASSWORD")'" \
@@ -44,6 +46,7 @@ case "$CYCLIUM_DB" in
     remote create-jdbc-connection-pool "${validation[@]}" --validationmethod=custom-validation \
       --validationclassname=org.glassfish.api.jdbc.validation.MySQLConnectionValidation \
       --isolationlevel=read-committed --isisolationguaranteed=true \
+      --initsql="SET SESSION innodb_lock_wait_timeout=30, SESSION idle_transaction_timeout=60" \
       --datasourceclassname=org.mariadb.jdbc.MariaDbDataSource \
       --property "url=$(esc "jdbc:mariadb://$CYCLIUM_DB_HOST:$CYCLIUM_DB_PORT/$CYCLIUM_DB_NAME"):user='$(esc "$CYCLIUM_DB_USER")':password='$(esc "$CYCLIUM_DB_PASSWORD")'" \
       cyclium-pool ;;

@@ -55,7 +55,8 @@ case "$CYCLIUM_DB" in
       --connection-url=jdbc:postgresql://\${env.CYCLIUM_DB_HOST}:\${env.CYCLIUM_DB_PORT}/\${env.CYCLIUM_DB_NAME} \
       --user-name=\${env.CYCLIUM_DB_USER} $password $validation \
       --valid-connection-checker-class-name=org.jboss.jca.adapters.jdbc.extensions.postgres.PostgreSQLValidConnectionChecker \
-      --exception-sorter-class-name=org.jboss.jca.adapters.jdbc.extensions.postgres.PostgreSQLExceptionSorter" ;;
+      --exception-sorter-class-name=org.jboss.jca.adapters.jdbc.extensions.postgres.PostgreSQLExceptionSorter \
+      --new-connection-sql=\"SELECT set_config('lock_timeout','30s',false),set_config('idle_in_transaction_session_timeout','60s',false)\"" ;;
   mariadb)
     need CYCLIUM_DRIVER_JAR
     driver="$(module_for io.cyclium.jdbc.mariadb "$CYCLIUM_DRIVER_JAR")
@@ -66,7 +67,8 @@ case "$CYCLIUM_DB" in
       --user-name=\${env.CYCLIUM_DB_USER} $password $validation \
       --transaction-isolation=TRANSACTION_READ_COMMITTED \
       --valid-connection-checker-class-name=org.jboss.jca.adapters.jdbc.extensions.mysql.MySQLValidConnectionChecker \
-      --exception-sorter-class-name=org.jboss.jca.adapters.jdbc.extensions.mysql.MySQLExceptionSorter" ;;
+      --exception-sorter-class-name=org.jboss.jca.adapters.jdbc.extensions.mysql.MySQLExceptionSorter \
+      --new-connection-sql=\"SET SESSION innodb_lock_wait_timeout=30, SESSION idle_transaction_timeout=60\"" ;;
   *) fail "CYCLIUM_DB=$CYCLIUM_DB: expected h2, postgresql or mariadb" ;;
 esac
 

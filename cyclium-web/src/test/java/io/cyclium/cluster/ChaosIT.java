@@ -307,6 +307,49 @@ class ChaosIT {
         }
 
         @Test
+        void a_node_frozen_longer_than_its_lease_stops_no_other_node_and_its_work_is_taken_over() {
+            // enough senders that the ones waiting on the frozen node (30 s request timeout) leave others free
+            EventLoad load = EventLoad.start(cluster.nodes(), "frozen-" + UUID.randomUUID().toString().substring(0, 6),
+                    "chaos.work", PAYLOAD, LONG ? 5 : 4, LONG ? 1_000 : 120, 64);
+            String frozen = cluster.nodes().get(0).name();
+            Instant froze;
+            Instant thawed;
+            try {
+                sleep(6_000);
+                // SIGSTOP under load: most likely inside a batch's transaction, holding its row locks
+                froze = cluster.pause(frozen);
+                try {
+                    sleep(20_000); // lease 6 s: three leases and more
+                } finally {
+                    thawed = cluster.resume(frozen);
+                }
+                sleep(5_000);
+                load.finish();
+                Instant from = froze;
+                Instant to = thawed;
+                long acceptedElsewhereWhileFrozen = load.accepted().values().stream()
+                        .filter(a -> !a.node().equals(frozen) && a.acceptedAt().isAfter(from.plusSeconds(8))
+                                && a.acceptedAt().isBefore(to))
+                        .count();
+                System.out.printf(Locale.ROOT, "[figures] chaos %s node frozen 20 s: %d events accepted by the other nodes"
+                        + " between 8 s into the freeze and its end%n", vendor(), acceptedElsewhereWhileFrozen);
+                assertThat(acceptedElsewhereWhileFrozen).as("events the other nodes took while %s was frozen", frozen)
+                        .isGreaterThan(10);
+                assertNothingLostOrDoubled("node frozen 20 s", load, thawed);
+                // its episodes that had begun were taken over: journal rows of the frozen node, done elsewhere
+                long takenOver = ((Number) cluster.database().query("SELECT COUNT(DISTINCT e.id) AS n FROM cyclium_episodes e"
+                        + " JOIN cyclium_episode_steps s ON s.episode_id = e.id AND s.node_identity = ?"
+                        + " WHERE e.expectation_id = 'chaos' AND e.status = 'done' AND e.run_node <> ?", frozen, frozen)
+                        .get(0).get("n")).longValue();
+                System.out.printf(Locale.ROOT, "[figures] chaos %s node frozen 20 s: %d of its begun episodes finished on"
+                        + " other nodes%n", vendor(), takenOver);
+                assertThat(takenOver).as("episodes %s had begun that other nodes took over and finished", frozen).isPositive();
+            } finally {
+                load.close();
+            }
+        }
+
+        @Test
         void a_rolling_restart_of_every_node_under_load_refuses_no_event_longer_than_one_nodes_restart() {
             EventLoad load = load("rolling", LONG ? 1_500 : 120);
             Duration longestRestart = Duration.ZERO;

@@ -64,7 +64,16 @@ final class EventLoad implements AutoCloseable {
 
     /** As {@link #start(List, String, String, double, int)}, with events of {@code type}. */
     static EventLoad start(List<ClusterNode> nodes, String prefix, String type, String payload, double perSecond, int atLeast) {
-        EventLoad load = new EventLoad(nodes, prefix, type, payload, perSecond, atLeast, 8);
+        return start(nodes, prefix, type, payload, perSecond, atLeast, 8);
+    }
+
+    /**
+     * With {@code threads} senders: a node that does not answer (frozen) holds a sender for the
+     * request timeout, so a load that must go on around it needs more of them.
+     */
+    static EventLoad start(List<ClusterNode> nodes, String prefix, String type, String payload, double perSecond, int atLeast,
+            int threads) {
+        EventLoad load = new EventLoad(nodes, prefix, type, payload, perSecond, atLeast, threads);
         load.pacer.start();
         return load;
     }
