@@ -150,6 +150,21 @@ class ObservabilityConfigTest {
                 .hasSize(1);
     }
 
+    @Test
+    void no_metric_name_ends_in_a_suffix_prometheus_reserves() {
+        // Micrometer's Prometheus registry (WildFly) strips these from a name before adding its own
+        // suffix (prometheus-metrics' PrometheusNaming): a counter episode_created became
+        // cyclium_episode_total there while Payara wrote cyclium_episode_created_total.
+        MetricsDocTest.Names code = MetricsDocTest.namesInCode();
+        Set<String> reserved = new TreeSet<>();
+        code.names().forEach((name, file) -> {
+            if (name.matches(".*_(total|created|bucket|info)")) {
+                reserved.add(name + " (" + file + ")");
+            }
+        });
+        assertThat(reserved).as("metric names that would be renamed on WildFly").isEmpty();
+    }
+
     /** The series a node exports, each with the labels it carries. */
     record Exported(Map<String, Set<String>> labels) {
 
