@@ -2,7 +2,8 @@
 # Configures a stopped WildFly 38 for Cyclium, offline (embedded CLI), in the server base folder:
 # JDBC driver module, datasource java:/jdbc/cyclium, JBeret's JDBC job repository on it
 # (batch-repository.cli), Jakarta Security on the `other` domain, EclipseLink and Cyclium
-# properties, a capped server log.
+# properties, a capped server log, metrics (Micrometer's Prometheus registry at /metrics on the
+# management interface).
 #   JBOSS_HOME           the unpacked WildFly (folder with bin/jboss-cli.sh)            required
 #   CYCLIUM_DB           h2 | postgresql | mariadb                                     required
 #   CYCLIUM_DRIVER_JAR   the JDBC driver jar (postgresql, mariadb; H2 is WildFly's own module)
@@ -99,6 +100,18 @@ $properties
 /subsystem=logging/root-logger=ROOT:remove-handler(name=FILE)
 /subsystem=logging/root-logger=ROOT:add-handler(name=CAPPED)
 /subsystem=logging/periodic-rotating-file-handler=FILE:remove
+# Metrics: the micrometer subsystem gives deployments a MeterRegistry (Cyclium's MicrometerTelemetry
+# writes the same cyclium_* series as on Payara). The base metrics subsystem goes: it holds the
+# management interface's /metrics context, and the two would collect the server's metrics twice.
+/subsystem=metrics:remove
+/extension=org.wildfly.extension.metrics:remove
+/extension=org.wildfly.extension.micrometer:add
+/subsystem=micrometer:add
+stop-embedded-server
+# a second embedded start: /metrics is free only once the removal above has been applied
+embed-server --server-config=standalone.xml --std-out=discard
+# open like Payara's /metrics; the management interface listens on CYCLIUM_BIND_ADDRESS only
+/subsystem=micrometer/registry=prometheus:add(context=/metrics,security-enabled=false)
 stop-embedded-server
 CLI
 JAVA_OPTS="${JAVA_OPTS:-} -Djboss.server.base.dir=$base" "$cli" --file="$script"

@@ -112,7 +112,8 @@ public class OrphanRecovery {
         if (policy == RecoveryPolicy.RESTART && !actors.runs(o.actorId()) && o.attempts() + 1 <= o.maxAttempts()) {
             // Another node (or stack) that runs this actor will restart it. If none does, it waits
             // for one: said once per episode on this node and counted, so it is never silent.
-            telemetry.count("recovery", "outcome", "waiting_for_actor", "actor", o.actorId());
+            // its own name: every series of one name carries the same tag keys (Micrometer drops the others)
+            telemetry.count("recovery_waiting_for_actor", "actor", o.actorId());
             if (waitingReported.add(o.id())) {
                 if (waitingReported.size() > 10_000) {
                     waitingReported.clear();

@@ -250,7 +250,7 @@ public final class ActorRuntime {
             uncool.run();
             return;
         }
-        context.telemetry().count("episode_created", "actor", definition.id(), "expectation", episode.expectationId(),
+        context.telemetry().count("episode_stored", "actor", definition.id(), "expectation", episode.expectationId(),
                 "trigger", episode.trigger().type());
         BackgroundPass.run("episode_start", new String[] {"actor", definition.id()}, LOG, context.telemetry(),
                 () -> "Episode " + episode.id() + " is stored but could not be started here; the recovery sweep will run it",

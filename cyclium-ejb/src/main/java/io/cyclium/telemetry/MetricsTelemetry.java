@@ -146,7 +146,7 @@ public class MetricsTelemetry implements Telemetry {
     }
 
     /** Name and tags as one map key (the registry's own lookup validates every tag with a regex). */
-    private static String key(String name, String... tags) {
+    static String key(String name, String... tags) {
         StringBuilder k = new StringBuilder(name);
         for (String t : tags) {
             k.append('\u0000').append(t == null ? "none" : t);

@@ -6,10 +6,12 @@ import java.time.Duration;
 import java.util.logging.Logger;
 
 /**
- * The {@link Telemetry} bean on a server without MicroProfile Metrics (WildFly 38): records
- * nothing and says so once, when it is first used. Where Metrics exists the alternative
- * {@link MetricsTelemetry} replaces it, so a missing metrics subsystem never fails a deployment
- * (WELD-001408 for the ten injection points, before this bean existed).
+ * The default {@link Telemetry} bean: records nothing and says so once, when it is first used. The
+ * enabled alternatives replace it, {@link MetricsTelemetry} where the server has MicroProfile
+ * Metrics and otherwise {@link MicrometerTelemetry} (which loads everywhere and is itself off
+ * without Micrometer), so it is the bean only where an archive leaves both out; it keeps a
+ * deployment from failing for want of a Telemetry bean (WELD-001408 for the ten injection points,
+ * before this bean existed).
  */
 @ApplicationScoped
 public class NoMetricsTelemetry implements Telemetry {

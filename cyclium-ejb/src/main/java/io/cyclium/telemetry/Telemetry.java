@@ -5,13 +5,17 @@ import java.util.function.LongSupplier;
 
 /**
  * One facade over metrics: counters tagged by outcome and timers. In the container it is backed by
- * MicroProfile Metrics where the server has it and is a no-op where it does not (WildFly), so a
- * missing metrics subsystem never fails a deployment. Tags come in name/value pairs.
+ * MicroProfile Metrics where the server has it (Payara), by the server's Micrometer registry where
+ * that is visible instead (WildFly with its micrometer subsystem), and is a no-op where neither is,
+ * so a missing metrics subsystem never fails a deployment. Both write the same series names and
+ * tags. Tags come in name/value pairs.
  */
 public interface Telemetry {
 
     /** Priority of the enabled alternative {@link MetricsTelemetry}. */
     int METRICS_PRIORITY = 100;
+    /** Priority of the enabled alternative {@link MicrometerTelemetry}: below MicroProfile Metrics where both load. */
+    int MICROMETER_PRIORITY = 90;
 
     void count(String name, String... tags);
 

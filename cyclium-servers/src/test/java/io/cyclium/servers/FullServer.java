@@ -78,8 +78,11 @@ abstract class FullServer implements AutoCloseable {
     /** The server's Java process id, -1 when it is not running. */
     abstract long pid();
 
-    /** Whether the server has MicroProfile Metrics (a {@code /metrics} endpoint). */
-    abstract boolean hasMetrics();
+    /**
+     * Where the server writes Cyclium's series in Prometheus text: MicroProfile Metrics' application
+     * scope on Payara, Micrometer's Prometheus registry on WildFly's management interface.
+     */
+    abstract URI metrics();
 
     /**
      * Whether server-config sets the server's batch job repository up in the Cyclium database (the

@@ -3,6 +3,7 @@ package io.cyclium.servers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.URI;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,8 +135,8 @@ final class MicroNode extends FullServer {
     }
 
     @Override
-    boolean hasMetrics() {
-        return true;
+    URI metrics() {
+        return URI.create("http://" + BIND + ":" + httpPort() + "/metrics?scope=application");
     }
 
     @Override

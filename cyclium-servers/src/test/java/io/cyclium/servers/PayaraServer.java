@@ -1,5 +1,6 @@
 package io.cyclium.servers;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -74,8 +75,8 @@ final class PayaraServer extends FullServer {
     }
 
     @Override
-    boolean hasMetrics() {
-        return true;
+    URI metrics() {
+        return URI.create("http://" + BIND + ":" + httpPort() + "/metrics?scope=application");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.cyclium.servers;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -73,8 +74,9 @@ final class WildFlyServer extends FullServer {
     }
 
     @Override
-    boolean hasMetrics() {
-        return false;
+    URI metrics() {
+        // configure.sh: the micrometer subsystem's Prometheus registry at /metrics, management port
+        return URI.create("http://" + BIND + ":" + (9990 + offset) + "/metrics");
     }
 
     @Override

@@ -52,7 +52,7 @@ class MetricsDocTest {
                 missing.add("cyclium_" + prefix + "… (a name built at run time in " + file + ")");
             }
         });
-        assertThat(code.names).as("metric names found in the sources").containsKeys("episode_created", "work_claims",
+        assertThat(code.names).as("metric names found in the sources").containsKeys("episode_stored", "work_claims",
                 "work_claims_acquire", "recovery_sweep", "heartbeat_failed", "workflow_instance_completed");
         assertThat(missing).as("metrics recorded by the code but not named in " + DOC
                 + " (write the series as `cyclium_<name>` in its table)").isEmpty();

@@ -135,9 +135,9 @@ class OperationsIT {
                 throw new AssertionError(e);
             }
         });
-        assertThat(after).contains("# TYPE cyclium_episode_created_total counter");
-        assertThat(sample(after, "cyclium_episode_created_total", "actor=\"it_actor\"", "expectation=\"echo\""))
-                .isGreaterThan(sample(before, "cyclium_episode_created_total", "actor=\"it_actor\"", "expectation=\"echo\""));
+        assertThat(after).contains("# TYPE cyclium_episode_stored_total counter");
+        assertThat(sample(after, "cyclium_episode_stored_total", "actor=\"it_actor\"", "expectation=\"echo\""))
+                .isGreaterThan(sample(before, "cyclium_episode_stored_total", "actor=\"it_actor\"", "expectation=\"echo\""));
         assertThat(sample(after, "cyclium_event_received_total", "type=\"it.echo\""))
                 .isGreaterThan(sample(before, "cyclium_event_received_total", "type=\"it.echo\""));
 
