@@ -1,11 +1,9 @@
 package io.cyclium.runtime;
 
 import io.cyclium.actor.CycliumEvent;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /** What one published event matched on this node, and per match what was stored and what not. */
 public record EventAnswer(CycliumEvent event, List<Match> matches) {
@@ -17,12 +15,6 @@ public record EventAnswer(CycliumEvent event, List<Match> matches) {
     /** Whether every match is stored (or coalesced into stored work, or durably debounced); true for no match. */
     public boolean allStored() {
         return matches.stream().allMatch(m -> m.outcome().stored());
-    }
-
-    /** The longest wait any refused match named, if any did. */
-    public Optional<Duration> retryAfter() {
-        return matches.stream().filter(m -> !m.outcome().stored() && m.retryAfter() != null).map(Match::retryAfter)
-                .max(Duration::compareTo);
     }
 
     /** Actor → (expectation → dedupe key) of the actors' matches, whatever their outcome (the earlier answer's shape). */
