@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestInstance;
 class ClusterDedupeIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
-    /** Debounce (1 s) and jitter (<= 200 ms) have passed on both nodes well within this. */
+    /** Well after the debounce window (1 s) closed: a second episode, had there been one, would exist by then. */
     private static final Duration BOTH_NODES_HAVE_FIRED = Duration.ofSeconds(4);
 
     /** One cluster of two nodes per database, shared by the tests of that database. */
@@ -99,7 +99,7 @@ class ClusterDedupeIT {
         @Test
         void one_event_posted_to_both_nodes_at_once_makes_one_episode_that_completes() {
             // A resource of its own: the demo load ticks on the demo resources, and a tick on ours
-            // within a node's 1 s debounce window would replace our event on that node.
+            // within the 1 s debounce window would replace our event (one stored row per subject).
             String run = UUID.randomUUID().toString().substring(0, 8);
             String body = event("same-" + run, "res-same-" + run);
             List<HttpReply> replies = postAtOnce(cluster.nodes(), "/events", body);
@@ -111,8 +111,8 @@ class ClusterDedupeIT {
             JsonObject episode = awaitDone(key);
             assertThat(text(episode, "runNode")).isIn("node-a", "node-b");
 
-            // Both nodes try the insert after their debounce (1 s) and jitter (<= 200 ms); by now the
-            // slower one has tried and lost to the unique index: still one episode, seen from both.
+            // Both nodes stored the event into the subject's one debounced row, and the node that
+            // fired it deleted the row in the episode's transaction: one episode, seen from both.
             sleepUntil(posted.plus(BOTH_NODES_HAVE_FIRED));
             for (ClusterNode node : cluster.nodes()) {
                 assertThat(withKey(node, key)).as("episodes with key %s seen from %s", key, node.name())
