@@ -77,6 +77,29 @@ class ClusterDedupeIT {
         }
 
         @Test
+        void a_list_whose_workflow_instance_cannot_be_stored_is_a_503_and_leaves_nothing_of_the_list() {
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            String workflow = "list_rollback_" + run;
+            HttpReply defined = cluster.node("node-a").put("/workflows/" + workflow, "{\"id\":\"" + workflow + "\","
+                    + "\"subjectKey\":\"subject\",\"triggers\":[{\"type\":\"event\",\"event\":\"" + workflow + ".start\"}],"
+                    + "\"steps\":[{\"id\":\"only\",\"actor\":\"resource_monitor\",\"expectation\":\"check_limits\"}]}");
+            assertThat(defined.status()).as(defined.body()).isEqualTo(200);
+            String resource = "res-rolled-back-" + run;
+            // a subject longer than the instance's subject column: that insert fails in the list's
+            // transaction, after the monitor's debounced row for the first event was written in it
+            String tooLong = "x".repeat(600);
+
+            HttpReply r = cluster.node("node-a").post("/events", "[" + event("rb-" + run, resource) + ", {\"type\":\""
+                    + workflow + ".start\",\"payload\":{\"subject\":\"" + tooLong + "\"}}]");
+
+            assertThat(r.status()).as(r.body()).isEqualTo(503);
+            assertThat(cluster.database().query("SELECT id FROM cyclium_debounced_triggers WHERE subject = ?", resource))
+                    .as("the first event's debounced row went with the list's rollback").isEmpty();
+            assertThat(cluster.database().query("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ?", workflow))
+                    .isEmpty();
+        }
+
+        @Test
         void a_node_without_a_configured_password_prints_a_generated_one_that_logs_in_and_nothing_else_does() {
             ClusterNode b = cluster.node("node-b");
             String printed = b.generatedPassword().orElseThrow(() -> new AssertionError("node-b printed no generated password"));
