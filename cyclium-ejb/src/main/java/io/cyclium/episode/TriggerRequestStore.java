@@ -31,6 +31,10 @@ public class TriggerRequestStore {
         this.vendor = vendor;
     }
 
+    public DatabaseVendor vendor() {
+        return vendor;
+    }
+
     public void insert(EntityManager em, String id, String episodeId, String actorId, String expectationId, String sourceNode,
             String sourceStack, String sourceEnv, boolean resume) {
         Map<String, Object> c = new LinkedHashMap<>();

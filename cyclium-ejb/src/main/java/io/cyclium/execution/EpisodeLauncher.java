@@ -1,6 +1,7 @@
 package io.cyclium.execution;
 
 import io.cyclium.claims.HeldClaim;
+import io.cyclium.episode.DebouncedTrigger;
 import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.RunSnapshot;
 import java.util.function.Consumer;
@@ -52,6 +53,15 @@ public interface EpisodeLauncher {
 
     /** An episode that will not start here after all (canceled in the queue): its first lease goes. */
     default void dropFirstLease(String episodeId, String why) {
+    }
+
+    /**
+     * Stores a subject's debounced trigger (or replaces the pending one, restarting its window) in
+     * the caller's transaction when there is one, a new one otherwise: when this returns, a node
+     * that dies takes nothing with it, and any node's timer fires the row once its window closes.
+     */
+    default void debounce(DebouncedTrigger trigger) {
+        throw new IllegalStateException("this launcher cannot store debounced triggers: " + getClass().getName());
     }
 
     /** Trigger-only: asks a full node to run an existing episode (e.g. after an approval). */

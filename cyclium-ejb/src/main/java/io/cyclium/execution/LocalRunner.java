@@ -14,6 +14,8 @@ import io.cyclium.episode.StepKind;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.store.Tx;
 import io.cyclium.episode.TriggerRequestStore;
+import io.cyclium.episode.DebouncedTrigger;
+import io.cyclium.episode.DebouncedTriggerStore;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -35,14 +37,21 @@ public final class LocalRunner implements EpisodeLauncher {
     private final TaskEnvironment env;
     private final ExecutorService executor;
     private final TriggerRequestStore requests;
+    private final DebouncedTriggerStore debounces;
     private final Map<String, RunControl> running = new ConcurrentHashMap<>();
     /** Leases taken with the episode row, until its task starts with them. */
     private final Map<String, HeldClaim> firstLeases = new ConcurrentHashMap<>();
 
     public LocalRunner(TaskEnvironment env, ExecutorService executor, TriggerRequestStore requests) {
+        this(env, executor, requests, new DebouncedTriggerStore(requests.vendor()));
+    }
+
+    public LocalRunner(TaskEnvironment env, ExecutorService executor, TriggerRequestStore requests,
+            DebouncedTriggerStore debounces) {
         this.env = env;
         this.executor = executor;
         this.requests = requests;
+        this.debounces = debounces;
     }
 
     public TaskEnvironment environment() {
@@ -125,6 +134,14 @@ public final class LocalRunner implements EpisodeLauncher {
             won.set(true);
             return true;
         }, committed -> settled.accept(committed && won.get()));
+    }
+
+    @Override
+    public void debounce(DebouncedTrigger trigger) {
+        env.tx().inCallerTransaction(em -> {
+            debounces.push(em, trigger);
+            return null;
+        }, committed -> { });
     }
 
     @Override

@@ -202,59 +202,95 @@ public class ActorHost {
 
     /**
      * Routes a bus event to every matching expectation and returns actor → (expectation → dedupe
-     * key) once every episode it created is stored — in the caller's transaction when there is one.
-     * The event is taken whole or the caller hears why not: a draining or not yet started node, or
-     * a database that refused the write, is a 503 {@link Problem}. An event stored for some actors
-     * before a failure is safe to send again: its dedupe keys turn the repeats into duplicates.
+     * key), as {@link #accept} does with each match's outcome.
      */
     public Map<String, Map<String, String>> publish(CycliumEvent event) {
-        Map<String, Map<String, String>> matched = route(event);
-        countReceived(event, matched);
-        return matched;
+        return accept(event).keys();
     }
 
-    private void countReceived(CycliumEvent event, Map<String, Map<String, String>> matched) {
-        telemetry.count("event_received", "type", event.type(), "matched", String.valueOf(!matched.isEmpty()));
+    /**
+     * Routes a bus event to every matching expectation (and every workflow it starts) and returns,
+     * per match, what was stored and what was not and why, once everything it stored is stored — in
+     * the caller's transaction when there is one. A refusal of the trigger itself (cooling down,
+     * dropped, disabled) is an answer, not an exception. A draining or not yet started node, or a
+     * database that refused a write, is a 503 {@link Problem}: nothing of it can be counted on. An
+     * event stored for some actors before a failure is safe to send again: its dedupe keys turn the
+     * repeats into duplicates.
+     */
+    public EventAnswer accept(CycliumEvent event) {
+        EventAnswer answer = route(event);
+        countReceived(answer);
+        return answer;
     }
 
-    /** {@link #publish} without counting the event received (a list counts once it is stored). */
-    private Map<String, Map<String, String>> route(CycliumEvent event) {
+    private void countReceived(EventAnswer answer) {
+        telemetry.count("event_received", "type", answer.event().type(), "matched", String.valueOf(!answer.matches().isEmpty()));
+        for (Match m : answer.matches()) {
+            if (!m.outcome().stored()) {
+                telemetry.count("event_refused", "reason", m.outcome().wireName());
+            }
+        }
+    }
+
+    /** {@link #accept} without counting the event received (a list counts once it is stored). */
+    private EventAnswer route(CycliumEvent event) {
         if (runner == null || draining) {
             telemetry.count("event_refused", "reason", draining ? "draining" : "starting");
             throw Problem.unavailable("node " + identity.name() + (draining ? " is shutting down" : " has not started yet")
                     + " and takes no new triggers; event " + event.type() + " was not stored: send it to another node");
         }
-        Map<String, Map<String, String>> matched = new LinkedHashMap<>();
+        List<Match> matches = new java.util.ArrayList<>();
         for (ActorRuntime rt : runtimes.values()) {
-            Map<String, String> keys;
             try {
-                keys = rt.onEvent(event);
+                matches.addAll(rt.admit(event));
             } catch (Problem p) {
                 telemetry.count("event_refused", "reason", "stopping");
                 throw p;
             } catch (RuntimeException e) {
-                String id = UUID.randomUUID().toString();
-                LOG.log(Level.WARNING, "Event " + event.type() + " could not be stored for actor " + rt.definition().id()
-                        + " (error " + id + ")", e);
-                telemetry.count("event_refused", "reason", "store_failed");
-                throw Problem.unavailable("event " + event.type() + " could not be stored for actor " + rt.definition().id()
-                        + " (the database refused it; server log error " + id + "). Send it again: whatever was"
-                        + " stored before the failure is deduplicated by the event's dedupe key.");
-            }
-            if (!keys.isEmpty()) {
-                matched.put(rt.definition().id(), keys);
+                throw storeFailed(event, "actor " + rt.definition().id(), e);
             }
         }
-        storedEvents.fire(new EventStored(event));
-        return matched;
+        EventStored stored = new EventStored(event);
+        try {
+            storedEvents.fire(stored);
+        } catch (Problem p) {
+            throw p;
+        } catch (RuntimeException e) {
+            throw storeFailed(event, "the workflows it starts", unwrapObserver(e));
+        }
+        matches.addAll(stored.matches());
+        return new EventAnswer(event, matches);
+    }
+
+    private Problem storeFailed(CycliumEvent event, String forWhat, Throwable e) {
+        if (e instanceof Problem p) {
+            return p;
+        }
+        String id = UUID.randomUUID().toString();
+        LOG.log(Level.WARNING, "Event " + event.type() + " could not be stored for " + forWhat + " (error " + id + ")", e);
+        telemetry.count("event_refused", "reason", "store_failed");
+        return Problem.unavailable("event " + event.type() + " could not be stored for " + forWhat
+                + " (the database refused it; server log error " + id + "). Send it again: whatever was"
+                + " stored before the failure is deduplicated by the event's dedupe key.");
+    }
+
+    /** What an observer threw: the container may wrap it (an EJB call inside the observer). */
+    private static Throwable unwrapObserver(Throwable e) {
+        Throwable cause = e;
+        while ((cause instanceof jakarta.ejb.EJBException || cause instanceof jakarta.enterprise.event.ObserverException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 
     /**
-     * {@link #publish} for each event, all in one transaction of their own: every episode the
-     * events created is stored when this returns, or — on any refusal or failure — none is, and
-     * the caller hears a {@link Problem} (503 when sending the whole list again may succeed). One
-     * commit for the lot instead of one per event; the episodes start once it committed.
-     * Returns, per event in the given order, actor → (expectation → dedupe key).
+     * {@link #accept} for each event, all in one transaction of their own: everything the events
+     * stored is stored when this returns, or — on any failure — none of it is, and the caller hears
+     * a {@link Problem} (503 when sending the whole list again may succeed). One commit for the lot
+     * instead of one per event; the episodes start once it committed. Returns, per event in the
+     * given order, its matches and their outcomes. A transaction marked to roll back by a statement
+     * that failed on the way (MariaDB and H2 go on after one) is a 503 too, never an answer.
      *
      * <p>The episode rows and first leases go to the database as JDBC batches where the driver
      * counts each batched statement (PostgreSQL: {@link GroupCommit#inRecordedTransaction}). When
@@ -262,30 +298,36 @@ public class ActorHost {
      * rolls back whole and the list runs once more the ordinary way, statement by statement, where
      * a taken key is a duplicate as always: twice the work for such a list, never a wrong answer.
      */
-    public List<Map<String, Map<String, String>>> publishAll(List<CycliumEvent> events) {
-        Function<EntityManager, List<Map<String, Map<String, String>>>> all = em -> {
-            List<Map<String, Map<String, String>>> routed = new java.util.ArrayList<>(events.size());
+    public List<EventAnswer> publishAll(List<CycliumEvent> events) {
+        Function<EntityManager, List<EventAnswer>> all = em -> {
+            List<EventAnswer> routed = new java.util.ArrayList<>(events.size());
             for (CycliumEvent event : events) {
                 routed.add(route(event));
+            }
+            if (tx.rollbackOnly(em)) {
+                throw Problem.unavailable("a statement of the batch of " + events.size() + " events failed and its"
+                        + " transaction rolls back; none of it was stored. Send it again: dedupe keys make repeats of"
+                        + " anything stored duplicates.");
             }
             return routed;
         };
         try {
             GroupCommit writes = groupCommit;
-            Optional<List<Map<String, Map<String, String>>>> batched = writes == null ? Optional.empty()
-                    : writes.inRecordedTransaction(all);
+            Optional<List<EventAnswer>> batched = writes == null ? Optional.empty() : writes.inRecordedTransaction(all);
             if (batched.isEmpty() && writes != null) {
                 telemetry.count("event_batch_rerun");
             }
             // counted once stored: a rerun list is received once
-            List<Map<String, Map<String, String>>> routed = batched.isPresent() ? batched.get() : tx.inNewTransaction(all);
-            for (int i = 0; i < events.size(); i++) {
-                countReceived(events.get(i), routed.get(i));
-            }
+            List<EventAnswer> routed = batched.isPresent() ? batched.get() : tx.inNewTransaction(all);
+            routed.forEach(this::countReceived);
             return routed;
         } catch (Problem p) {
             throw p;
         } catch (RuntimeException e) {
+            Throwable cause = unwrapObserver(e);
+            if (cause instanceof Problem p) {
+                throw p;
+            }
             // the commit itself failed (the database went away, a deadlock): nothing of it stands
             String id = UUID.randomUUID().toString();
             LOG.log(Level.WARNING, "A batch of " + events.size() + " events could not be committed (error " + id + ")", e);
@@ -298,7 +340,9 @@ public class ActorHost {
     /**
      * Host code fires {@link CycliumEvent}s as CDI events; they arrive here, in the firing thread and
      * transaction: when {@code fire} returns, the episodes are stored with the caller's transaction
-     * (and start after it commits), and a refusal is thrown back to the caller.
+     * (and start after it commits), and a failure to store is thrown back to the caller. A match
+     * refused by the actor's own rules (cooling down, dropped, disabled) is counted as
+     * {@code event_refused}; host code that must know calls {@link #accept} instead of firing.
      */
     void onBusEvent(@Observes CycliumEvent event) {
         publish(event);

@@ -7,6 +7,8 @@ import io.cyclium.actor.Overflow;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.config.NodeMode;
 import io.cyclium.episode.Budget;
+import io.cyclium.episode.DebouncedTrigger;
+import io.cyclium.keys.CanonicalJson;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeIds;
 import io.cyclium.episode.NewEpisode;
@@ -19,7 +21,9 @@ import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.timing.Jitter;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -69,7 +73,7 @@ public final class ActorRuntime {
         this.definition = definition;
         this.launcher = launcher;
         this.context = context;
-        this.admission = new TriggerAdmission(definition, context.env(), context.timers(), context.clock(), context.telemetry());
+        this.admission = new TriggerAdmission(definition, context.env(), context.clock(), context.telemetry());
         this.ids = new EpisodeIds(context.clock());
         this.slots = new SlotQueue(maxConcurrent, launcher, context.node());
         for (ExpectationDefinition e : definition.expectations()) {
@@ -93,12 +97,13 @@ public final class ActorRuntime {
     // ---- triggers --------------------------------------------------------------------------
 
     /**
-     * Matches an event against this actor's expectations and creates their episodes before it
-     * returns (debounced ones excepted); returns expectation → dedupe key. Throws a 503
-     * {@link Problem} when this runtime has stopped taking triggers (the node is draining): the event
-     * was not stored and must go to another node. A database failure propagates as it is.
+     * Matches an event against this actor's expectations and stores what it asks for before it
+     * returns: their episodes, or the subjects' debounced triggers. Returns each match with what
+     * became of it (stored, coalesced, debounced, or refused and why). Throws a 503
+     * {@link Problem} when this runtime has stopped taking triggers (the node is draining): the
+     * event was not stored and must go to another node. A database failure propagates as it is.
      */
-    public Map<String, String> onEvent(CycliumEvent event) {
+    public List<Match> admit(CycliumEvent event) {
         Map<String, TriggerAdmission.Admitted> admitted = admission.onEvent(event, new TriggerAdmission.Firing() {
             @Override
             public FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey) {
@@ -106,19 +111,75 @@ public final class ActorRuntime {
             }
 
             @Override
-            public void fireWithJitter(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypass) {
-                ActorRuntime.this.fireWithJitter(exp, trigger, dedupeKey, bypass);
+            public Optional<FireResult> debounce(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey,
+                    String subject) {
+                return ActorRuntime.this.debounce(exp, trigger, dedupeKey, subject);
             }
         });
-        Map<String, String> keys = new HashMap<>();
-        admitted.forEach((expectation, a) -> {
-            if (a.result() != null && a.result().kind() == FireResult.Kind.NOT_ACCEPTING && !accepting) {
-                throw Problem.unavailable("node " + context.node() + " is shutting down and takes no new triggers;"
-                        + " event " + event.type() + " was not stored for actor " + definition.id() + ": send it to another node");
-            }
-            keys.put(expectation, a.dedupeKey());
-        });
+        List<Match> matches = new ArrayList<>(admitted.size());
+        admitted.forEach((expectation, a) -> matches.add(match(event, expectation, a)));
+        return matches;
+    }
+
+    /** {@link #admit}, answering only expectation → dedupe key of each match. */
+    public Map<String, String> onEvent(CycliumEvent event) {
+        Map<String, String> keys = new LinkedHashMap<>();
+        admit(event).forEach(m -> keys.put(m.expectation(), m.dedupeKey()));
         return keys;
+    }
+
+    private Match match(CycliumEvent event, String expectation, TriggerAdmission.Admitted a) {
+        String actor = definition.id();
+        FireResult r = a.result();
+        if (r == null) {
+            return Match.ofActor(actor, expectation, a.dedupeKey(), a.held(),
+                    a.held() == Outcome.COOLING_DOWN ? "cooldown" : null, null, a.retryAfter());
+        }
+        return switch (r.kind()) {
+            case STARTED, QUEUED, DEFERRED -> Match.ofActor(actor, expectation, a.dedupeKey(), Outcome.STORED, null,
+                    r.episodeId(), null);
+            case DUPLICATE -> Match.ofActor(actor, expectation, a.dedupeKey(), Outcome.COALESCED, "duplicate", null, null);
+            case DROPPED -> Match.ofActor(actor, expectation, a.dedupeKey(), Outcome.DROPPED, "overflow", null, null);
+            case REJECTED_BY_BREAKER -> Match.ofActor(actor, expectation, a.dedupeKey(), Outcome.DROPPED, "breaker_open",
+                    null, breakers.get(expectation).untilHalfOpen(context.clock().instant()));
+            case NOT_ACCEPTING -> {
+                if (!accepting) {
+                    throw Problem.unavailable("node " + context.node() + " is shutting down and takes no new triggers;"
+                            + " event " + event.type() + " was not stored for actor " + actor + ": send it to another node");
+                }
+                yield Match.ofActor(actor, expectation, a.dedupeKey(), Outcome.DISABLED, "disabled", null, null);
+            }
+        };
+    }
+
+    /**
+     * Stores the subject's debounced trigger (see {@link EpisodeLauncher#debounce}), unless this node
+     * takes no triggers for the actor: then the refusal a fire would have had.
+     */
+    private Optional<FireResult> debounce(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, String subject) {
+        if (context.mode().get() == NodeMode.DISABLED || !accepting) {
+            return Optional.of(new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey));
+        }
+        String stack = context.stackSlug();
+        String env = context.env();
+        String id = CanonicalJson.sha256Hex(String.join("\n", definition.id(), exp.id(), String.valueOf(stack),
+                String.valueOf(env), subject));
+        String shownSubject = subject.length() > 255 ? subject.substring(0, 255) : subject;
+        launcher.debounce(new DebouncedTrigger(id, definition.id(), exp.id(), shownSubject, stack, env, trigger, dedupeKey,
+                exp.debounce(), 0, null));
+        count("trigger_debounced", exp);
+        return Optional.empty();
+    }
+
+    /**
+     * Fires a stored debounced trigger whose window has closed, stamped with the stack and env of
+     * the node that took its event; in the caller's transaction (the one that took the row), so
+     * the episode is stored exactly when the row is gone. Empty when this actor has no such
+     * expectation (a row from an older deployment).
+     */
+    public Optional<FireResult> fireDebounced(DebouncedTrigger row) {
+        return definition.expectation(row.expectationId()).map(exp -> fire(FireRequest.of(exp, row.trigger(),
+                row.dedupeKey(), false).in(new Scope(row.sourceStack(), row.sourceEnv()))));
     }
 
     /** Fires after a random 0..jitter delay so the fastest node does not win every key. */
@@ -339,13 +400,12 @@ public final class ActorRuntime {
         }
     }
 
-    /** Stops accepting triggers and cancels pending debounce timers (drain, undeploy). */
+    /** Stops accepting triggers (drain, undeploy); debounced triggers stay stored for any node to fire. */
     public void stopAccepting() {
         synchronized (this) {
             accepting = false;
         }
         slots.stop();
-        admission.stop();
     }
 
     // ---- status for the console and API --------------------------------------------------------

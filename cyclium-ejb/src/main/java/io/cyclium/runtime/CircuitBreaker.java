@@ -65,6 +65,15 @@ final class CircuitBreaker {
         }
     }
 
+    /** How long an open breaker stays open from {@code now} (zero when it is not open). */
+    synchronized java.time.Duration untilHalfOpen(Instant now) {
+        if (state != State.OPEN) {
+            return java.time.Duration.ZERO;
+        }
+        java.time.Duration left = java.time.Duration.between(now, openedAt.plus(halfOpenAfter));
+        return left.isNegative() ? java.time.Duration.ZERO : left;
+    }
+
     synchronized State state() {
         return state;
     }

@@ -12,57 +12,58 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Decides which events become fires for one actor on this node: payload filters, the dedupe key
  * (env-scoped, the same on every node), cooldown per subject and trailing-edge debounce per
- * subject. Cooldowns and debounce timers are per node and in memory by design: the cluster-wide
- * "once" comes from the dedupe key, these only thin out bursts.
+ * subject. Cooldowns are per node and in memory by design: the cluster-wide "once" comes from the
+ * dedupe key, a cooldown only thins out bursts. A debounced event is stored (the subject's pending
+ * trigger row, see {@link io.cyclium.episode.DebouncedTriggerStore}) before the caller is answered,
+ * and any node fires it when its window closes.
  */
 final class TriggerAdmission {
 
-    /** Where an admitted event goes: the actor's fire, now or (debounced) later. */
+    /** Where an admitted event goes: the actor's fire now, or the subject's stored debounce window. */
     interface Firing {
         FireResult fire(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey);
 
-        void fireWithJitter(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, boolean bypassBreaker);
+        /** Stores (or replaces, pushing its window) the subject's pending trigger; the refusal when it cannot. */
+        Optional<FireResult> debounce(ExpectationDefinition exp, TriggerInfo trigger, String dedupeKey, String subject);
     }
 
-    /** One matched expectation: its dedupe key and what became of it (null: debounced or cooling down). */
-    record Admitted(String dedupeKey, FireResult result) {
+    /**
+     * One matched expectation: its dedupe key and what became of it — the fire's result, or (result
+     * null) {@code held} says why there is none yet: debounced, or cooling down for {@code retryAfter}.
+     */
+    record Admitted(String dedupeKey, FireResult result, Outcome held, Duration retryAfter) {
     }
 
     private final ActorDefinition definition;
     private final String env;
-    private final ScheduledExecutorService timers;
     private final Clock clock;
     private final Telemetry telemetry;
-    private final Map<String, ScheduledFuture<?>> debounces = new ConcurrentHashMap<>();
     private final Map<String, Instant> cooldownUntil = new ConcurrentHashMap<>();
 
-    TriggerAdmission(ActorDefinition definition, String env, ScheduledExecutorService timers, Clock clock, Telemetry telemetry) {
+    TriggerAdmission(ActorDefinition definition, String env, Clock clock, Telemetry telemetry) {
         this.definition = definition;
         this.env = env;
-        this.timers = timers;
         this.clock = clock;
         this.telemetry = telemetry;
     }
 
     /**
      * Matches an event against the expectations and fires each match at once, in the caller's
-     * thread (and transaction): when this returns, every episode it created is stored. Debounced
-     * expectations fire when their window closes. Returns expectation → what was admitted.
+     * thread (and transaction): when this returns, every episode it created, and every debounced
+     * trigger, is stored. Returns expectation → what was admitted, in declaration order.
      */
     Map<String, Admitted> onEvent(CycliumEvent event, Firing firing) {
-        Map<String, Admitted> matched = new HashMap<>();
+        Map<String, Admitted> matched = new LinkedHashMap<>();
         for (ExpectationDefinition exp : definition.expectations()) {
             for (EventTrigger trigger : exp.events()) {
                 if (!trigger.type().equals(event.type()) || !trigger.filter().matches(event.payload())) {
@@ -70,42 +71,32 @@ final class TriggerAdmission {
                 }
                 String key = DedupeKeys.withEnv(DedupeKeys.event(definition.id(), exp.id(), event.id(), event.type(),
                         event.payload()), env);
-                matched.put(exp.id(), new Admitted(key, admit(exp, event, key, firing)));
+                matched.put(exp.id(), admit(exp, event, key, firing));
                 break;
             }
         }
         return matched;
     }
 
-    private FireResult admit(ExpectationDefinition exp, CycliumEvent event, String key, Firing firing) {
-        String subject = exp.id() + "|" + subjectOf(exp, event.payload());
+    private Admitted admit(ExpectationDefinition exp, CycliumEvent event, String key, Firing firing) {
+        String subjectValue = subjectOf(exp, event.payload());
+        String subject = exp.id() + "|" + subjectValue;
         if (!exp.cooldown().isZero()) {
             Instant until = cooldownUntil.get(subject);
-            if (until != null && clock.instant().isBefore(until)) {
+            Instant now = clock.instant();
+            if (until != null && now.isBefore(until)) {
                 telemetry.count("trigger_cooled_down", "actor", definition.id(), "expectation", exp.id());
-                return null;
+                return new Admitted(key, null, Outcome.COOLING_DOWN, Duration.between(now, until));
             }
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.EVENT, event.type(), event.id(), event.payload(), null);
         if (exp.debounce().isZero()) {
-            return firing.fire(exp, trigger, key);
+            return new Admitted(key, firing.fire(exp, trigger, key), null, null);
         }
-        // Trailing edge: each event re-arms the timer; the last one within the window fires.
-        debounces.compute(subject, (k, previous) -> {
-            if (previous != null) {
-                previous.cancel(false);
-            }
-            // remove(k, self): a timer that fires while a newer event re-arms the subject must not
-            // remove the newer timer from the map, or a later event could not cancel it.
-            AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
-            ScheduledFuture<?> f = timers.schedule(() -> {
-                debounces.remove(k, self.get());
-                firing.fireWithJitter(exp, trigger, key, false);
-            }, exp.debounce().toMillis(), TimeUnit.MILLISECONDS);
-            self.set(f);
-            return f;
-        });
-        return null;
+        // Trailing edge: each event replaces the subject's stored trigger and restarts its window;
+        // the last one within the window fires.
+        Optional<FireResult> refused = firing.debounce(exp, trigger, key, subjectValue);
+        return refused.map(r -> new Admitted(key, r, null, null)).orElseGet(() -> new Admitted(key, null, Outcome.DEBOUNCED, null));
     }
 
     /**
@@ -130,13 +121,7 @@ final class TriggerAdmission {
         };
     }
 
-    /** Cancels pending debounce timers (drain, undeploy). */
-    void stop() {
-        debounces.values().forEach(f -> f.cancel(false));
-        debounces.clear();
-    }
-
-    private static String subjectOf(ExpectationDefinition exp, JsonObject payload) {
+    static String subjectOf(ExpectationDefinition exp, JsonObject payload) {
         if (exp.subjectKey() == null) {
             return "";
         }

@@ -2,6 +2,7 @@ package io.cyclium.trigger;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.NodeMode;
+import io.cyclium.episode.DebouncedTriggerStore;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
@@ -25,7 +26,9 @@ import java.util.logging.Logger;
 
 /**
  * On full nodes: picks up trigger requests that trigger-only nodes wrote and runs their episodes
- * here — the timer around {@link TriggerDispatch}, which holds the logic.
+ * here — the timer around {@link TriggerDispatch}, which holds the logic. On every node that is
+ * not disabled, the same tick fires the debounced triggers whose window has closed
+ * ({@link DebounceDispatch}).
  */
 @Singleton
 @Startup
@@ -60,6 +63,7 @@ public class TriggerPoller {
     TimerService timers;
 
     private TriggerDispatch dispatch;
+    private DebounceDispatch debounces;
 
     @PostConstruct
     void start() {
@@ -75,13 +79,21 @@ public class TriggerPoller {
             }
         };
         dispatch = new TriggerDispatch(config, identity.name(), tx, new TriggerRequestStore(vendor), actors, telemetry);
+        debounces = new DebounceDispatch(identity.name(), config.env(), config.triggerPollBatchSize(), tx,
+                new DebouncedTriggerStore(vendor), actorId -> host.runtime(actorId)
+                        .filter(rt -> modes.modeFor(actorId) != NodeMode.DISABLED), telemetry);
         long interval = config.triggerPollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("cyclium-trigger-poll", false));
     }
 
     @Timeout
     void onTimer() {
-        if (modes.nodeMode() != NodeMode.FULL || host.draining()) {
+        if (modes.nodeMode() == NodeMode.DISABLED || host.draining()) {
+            return;
+        }
+        BackgroundPass.run("debounce_poll", LOG, telemetry, () -> "Debounce pass on " + identity.name()
+                + " failed; the next one runs in " + config.triggerPollInterval().toMillis() + " ms", debounces::poll);
+        if (modes.nodeMode() != NodeMode.FULL) {
             return;
         }
         BackgroundPass.run("trigger_poll", LOG, telemetry, () -> "Trigger poll on " + identity.name()
@@ -91,5 +103,10 @@ public class TriggerPoller {
     /** One poll: dispatch what this node can run, then expire the old. Returns the number dispatched. */
     public int poll() {
         return dispatch.poll();
+    }
+
+    /** One debounce pass: fire the due debounced triggers of actors that fire here. Returns the number fired. */
+    public int fireDueDebounces() {
+        return debounces.poll();
     }
 }

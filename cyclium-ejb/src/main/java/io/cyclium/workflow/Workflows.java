@@ -8,6 +8,8 @@ import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.EventStored;
+import io.cyclium.runtime.Match;
+import io.cyclium.runtime.Outcome;
 import io.cyclium.runtime.RecoverySwept;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
@@ -139,18 +141,18 @@ public class Workflows {
     }
 
     /**
-     * Starts an instance of every enabled workflow this event triggers. An instance already in
-     * flight for the subject is the normal answer when the event repeats (counted, not an error).
+     * Starts an instance of every enabled workflow this event triggers, in the publisher's thread
+     * and transaction, and names each in the event's answer: stored, or coalesced into the instance
+     * already in flight for the subject (the normal answer when the event repeats). Anything else
+     * (the instance insert failed, the payload lacks the subject) is thrown to the publisher: the
+     * event is not stored whole, and a 202 must not say it was.
      */
     void onEvent(@Observes EventStored stored) {
-        BackgroundPass.run("workflow_event_start", LOG, telemetry, () -> "Event " + stored.event().type()
-                + " could not start its workflows on " + identity.name(), () -> {
-                    for (WorkflowDefinition def : definitions().enabled()) {
-                        if (def.startedBy(stored.event().type(), stored.event().payload())) {
-                            startFor(def, stored);
-                        }
-                    }
-                });
+        for (WorkflowDefinition def : definitions().enabled()) {
+            if (def.startedBy(stored.event().type(), stored.event().payload())) {
+                stored.matched(startFor(def, stored));
+            }
+        }
     }
 
     /**
@@ -158,12 +160,17 @@ public class Workflows {
      * first steps are queued after its commit, on a container thread: the commit's own thread is
      * inside the transaction's completion and must not start new transactional work.
      */
-    private void startFor(WorkflowDefinition def, EventStored stored) {
+    private Match startFor(WorkflowDefinition def, EventStored stored) {
         try {
-            engine().startInCallerTransaction(def, new WorkflowEngine.Start(stored.event().payload(), null, null,
+            String id = engine().startInCallerTransaction(def, new WorkflowEngine.Start(stored.event().payload(), null, null,
                     config.stackSlug(), config.env(), "event " + stored.event().type()), this::advanceSoon);
+            return Match.ofWorkflow(def.id(), Outcome.STORED, null, id);
         } catch (Problem p) {
             telemetry.count("workflow_start_refused", "workflow", def.id(), "status", String.valueOf(p.status()));
+            if (p.status() == 409) {
+                return Match.ofWorkflow(def.id(), Outcome.COALESCED, "in_flight", null);
+            }
+            throw p;
         }
     }
 

@@ -27,7 +27,9 @@ import io.cyclium.testing.MutableClock;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import io.cyclium.episode.DebouncedTrigger;
 import org.junit.jupiter.api.Test;
 
 class ActorRuntimeTest {
@@ -575,46 +577,154 @@ class ActorRuntimeTest {
     }
 
     @Test
-    void three_events_on_one_subject_within_the_window_create_one_fire_with_the_last_payload() {
+    void each_event_on_one_subject_within_the_window_replaces_the_subjects_stored_trigger_and_nothing_fires_yet() {
         ActorRuntime rt = debounced();
-        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\",\"load\":0.7}"));
+        List<Match> first = rt.admit(event("host.load", "e1", "{\"host\":\"db-1\",\"load\":0.7}"));
         timers.advance(Duration.ofSeconds(4));
-        rt.onEvent(event("host.load", "e2", "{\"host\":\"db-1\",\"load\":0.8}"));
-        timers.advance(Duration.ofSeconds(4));
-        Map<String, String> keys = rt.onEvent(event("host.load", "e3", "{\"host\":\"db-1\",\"load\":0.9}"));
+        rt.admit(event("host.load", "e2", "{\"host\":\"db-1\",\"load\":0.8}"));
+        List<Match> last = rt.admit(event("host.load", "e3", "{\"host\":\"db-1\",\"load\":0.9}"));
 
-        timers.advance(Duration.ofSeconds(10).minusMillis(1));
-        assertThat(launcher.inserted).as("the window restarts with each event").isEmpty();
-        timers.advance(Duration.ofMillis(1));
+        assertThat(first).singleElement().extracting(Match::outcome).isEqualTo(Outcome.DEBOUNCED);
+        assertThat(launcher.debounced).as("one stored row per subject, replaced by each event")
+                .extracting(DebouncedTrigger::id).containsOnly(launcher.debounced.get(0).id()).hasSize(3);
+        DebouncedTrigger stored = launcher.debounced.get(2);
+        assertThat(stored.trigger().eventId()).isEqualTo("e3");
+        assertThat(stored.trigger().payload()).isEqualTo(TestJson.object("{\"host\":\"db-1\",\"load\":0.9}"));
+        assertThat(stored.dedupeKey()).isEqualTo(last.get(0).dedupeKey());
+        assertThat(stored.window()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(stored.actorId()).isEqualTo("monitor");
+        assertThat(stored.expectationId()).isEqualTo("load");
+        assertThat(stored.subject()).isEqualTo("db-1");
+        assertThat(stored.sourceStack()).isEqualTo("stack-a");
+        timers.advance(Duration.ofMinutes(1));
+        assertThat(launcher.inserted).as("the window is the database's, fired by any node's pass").isEmpty();
+    }
 
-        assertThat(launcher.inserted).singleElement().satisfies(row -> {
-            assertThat(row.trigger().eventId()).isEqualTo("e3");
-            assertThat(row.trigger().payload()).isEqualTo(TestJson.object("{\"host\":\"db-1\",\"load\":0.9}"));
-            assertThat(row.dedupeKey()).isEqualTo(keys.get("load"));
-        });
+    @Test
+    void a_debounced_event_is_stored_and_not_held_in_a_timer_of_this_node() {
+        ActorRuntime rt = debounced();
+        rt.admit(event("host.load", "e1", "{\"host\":\"db-1\",\"load\":0.7}"));
+
+        assertThat(timers.pendingCount()).as("nothing that a SIGTERM or kill -9 of this node would lose").isZero();
+        assertThat(launcher.debounced).hasSize(1);
     }
 
     @Test
     void events_on_two_subjects_are_debounced_separately() {
         ActorRuntime rt = debounced();
-        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\",\"load\":0.7}"));
-        rt.onEvent(event("host.load", "e2", "{\"host\":\"db-2\",\"load\":0.8}"));
+        rt.admit(event("host.load", "e1", "{\"host\":\"db-1\",\"load\":0.7}"));
+        rt.admit(event("host.load", "e2", "{\"host\":\"db-2\",\"load\":0.8}"));
 
-        timers.advance(Duration.ofSeconds(10));
-
-        assertThat(launcher.inserted).extracting(row -> row.trigger().eventId()).containsExactlyInAnyOrder("e1", "e2");
+        assertThat(launcher.debounced).extracting(DebouncedTrigger::id).doesNotHaveDuplicates().hasSize(2);
     }
 
     @Test
-    void stop_accepting_cancels_pending_debounce_timers() {
-        ActorRuntime rt = debounced();
-        rt.onEvent(event("host.load", "e1", "{\"host\":\"db-1\",\"load\":0.7}"));
+    void a_stored_debounced_trigger_fires_stamped_with_the_stack_and_env_of_the_node_that_took_the_event() {
+        ActorRuntime taker = runtime(actor("monitor", Overflow.QUEUE,
+                expectation("load").on("host.load").debounce(Duration.ofSeconds(10), "host")), 10, "prod");
+        taker.admit(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        DebouncedTrigger row = launcher.debounced.get(0);
+        ActorRuntime firer = new ActorRuntime(taker.definition(), 10, launcher, context("node-2", "stack-b", "prod"));
 
-        rt.stopAccepting();
+        FireResult fired = firer.fireDebounced(row).orElseThrow();
 
-        assertThat(timers.pendingCount()).isZero();
-        timers.advance(Duration.ofMinutes(1));
+        assertThat(fired.kind()).isEqualTo(Kind.STARTED);
+        NewEpisode episode = launcher.episode(fired.episodeId());
+        assertThat(episode.sourceStack()).isEqualTo("stack-a");
+        assertThat(episode.sourceEnv()).isEqualTo("prod");
+        assertThat(episode.runNode()).isEqualTo("node-2");
+        assertThat(episode.dedupeKey()).isEqualTo(row.dedupeKey());
+        assertThat(episode.trigger().eventId()).isEqualTo("e1");
+    }
+
+    @Test
+    void a_disabled_node_stores_no_debounced_trigger_and_says_so() {
+        ActorRuntime rt = new ActorRuntime(actor("monitor", Overflow.QUEUE,
+                expectation("load").on("host.load").debounce(Duration.ofSeconds(10), "host")), 10, launcher,
+                new ActorRuntime.Context(timers, clock, Telemetry.NOOP, "node-1", "stack-a", null, new Jitter(Duration.ZERO),
+                        () -> io.cyclium.config.NodeMode.DISABLED));
+
+        assertThat(rt.admit(event("host.load", "e1", "{\"host\":\"db-1\"}"))).singleElement()
+                .extracting(Match::outcome).isEqualTo(Outcome.DISABLED);
+        assertThat(launcher.debounced).isEmpty();
+    }
+
+    // ---- what each match answers ---------------------------------------------------------------
+
+    private ActorRuntime onEvents(Overflow overflow, int slots) {
+        return runtime(actor("worker", overflow, expectation("work").on("job.new")), slots);
+    }
+
+    @Test
+    void a_stored_match_names_its_episode_and_a_repeat_is_coalesced_into_it() {
+        ActorRuntime rt = onEvents(Overflow.QUEUE, 2);
+        Match stored = rt.admit(event("job.new", "j1", "{}")).get(0);
+        launcher.keysTaken();
+        Match repeat = rt.admit(event("job.new", "j1", "{}")).get(0);
+
+        assertThat(stored.outcome()).isEqualTo(Outcome.STORED);
+        assertThat(stored.id()).isEqualTo(launcher.inserted.get(0).id());
+        assertThat(stored.actor()).isEqualTo("worker");
+        assertThat(stored.expectation()).isEqualTo("work");
+        assertThat(repeat.outcome()).isEqualTo(Outcome.COALESCED);
+        assertThat(repeat.reason()).isEqualTo("duplicate");
+        assertThat(repeat.dedupeKey()).isEqualTo(stored.dedupeKey());
+        assertThat(List.of(stored, repeat)).allMatch(m -> m.outcome().stored());
+    }
+
+    @Test
+    void an_event_dropped_for_overflow_is_not_stored_and_says_why() {
+        ActorRuntime rt = onEvents(Overflow.DROP, 1);
+        rt.admit(event("job.new", "j1", "{}"));
+
+        Match dropped = rt.admit(event("job.new", "j2", "{}")).get(0);
+
+        assertThat(dropped.outcome()).isEqualTo(Outcome.DROPPED);
+        assertThat(dropped.outcome().stored()).isFalse();
+        assertThat(dropped.reason()).isEqualTo("overflow");
+        assertThat(dropped.id()).isNull();
+    }
+
+    @Test
+    void an_event_refused_by_an_open_breaker_is_dropped_with_the_time_until_it_half_opens() {
+        ActorRuntime rt = runtime(actor("monitor", Overflow.QUEUE,
+                expectation("check").on("host.check").breaker(2, Duration.ofSeconds(30))), 10);
+        finish(rt, "check", "failed");
+        finish(rt, "check", "failed");
+        clock.advance(Duration.ofSeconds(10));
+
+        Match refused = rt.admit(event("host.check", "c1", "{}")).get(0);
+
+        assertThat(refused.outcome()).isEqualTo(Outcome.DROPPED);
+        assertThat(refused.reason()).isEqualTo("breaker_open");
+        assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(20));
         assertThat(launcher.inserted).isEmpty();
+    }
+
+    @Test
+    void an_event_on_a_node_disabled_for_the_actor_is_not_stored_and_says_disabled() {
+        ActorRuntime rt = new ActorRuntime(actor("worker", Overflow.QUEUE, expectation("work").on("job.new")), 2, launcher,
+                new ActorRuntime.Context(timers, clock, Telemetry.NOOP, "node-1", "stack-a", null, new Jitter(Duration.ZERO),
+                        () -> io.cyclium.config.NodeMode.DISABLED));
+
+        Match m = rt.admit(event("job.new", "j1", "{}")).get(0);
+
+        assertThat(m.outcome()).isEqualTo(Outcome.DISABLED);
+        assertThat(m.outcome().stored()).isFalse();
+        assertThat(launcher.inserted).isEmpty();
+    }
+
+    @Test
+    void an_event_within_the_cooldown_is_not_stored_and_names_the_time_left() {
+        ActorRuntime rt = cooled();
+        rt.admit(event("host.load", "e1", "{\"host\":\"db-1\"}"));
+        clock.advance(Duration.ofSeconds(45));
+
+        Match m = rt.admit(event("host.load", "e2", "{\"host\":\"db-1\"}")).get(0);
+
+        assertThat(m.outcome()).isEqualTo(Outcome.COOLING_DOWN);
+        assertThat(m.reason()).isEqualTo("cooldown");
+        assertThat(m.retryAfter()).isEqualTo(Duration.ofSeconds(15));
     }
 
     // ---- cooldown --------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ package io.cyclium.runtime;
 import io.cyclium.execution.EpisodeLauncher;
 
 import io.cyclium.claims.HeldClaim;
+import io.cyclium.episode.DebouncedTrigger;
 import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.RunSnapshot;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ class RecordingLauncher implements EpisodeLauncher {
     final List<HeldClaim> released = new ArrayList<>();
     final List<String> marked = new ArrayList<>();
     final List<NewEpisode> deferred = new ArrayList<>();
+    final List<DebouncedTrigger> debounced = new ArrayList<>();
     private boolean keyTaken;
     private boolean holding;
     private final List<Consumer<Boolean>> held = new ArrayList<>();
@@ -101,6 +103,11 @@ class RecordingLauncher implements EpisodeLauncher {
         now.forEach(c -> c.accept(false));
         inserted.clear();
         deferred.clear();
+    }
+
+    @Override
+    public void debounce(DebouncedTrigger trigger) {
+        debounced.add(trigger);
     }
 
     @Override

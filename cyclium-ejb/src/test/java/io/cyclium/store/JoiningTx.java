@@ -12,7 +12,7 @@ import java.util.function.Function;
  * transaction ended once it has (JTA's REQUIRED with an interposed synchronization). Outside one,
  * each call is a transaction of its own.
  */
-final class JoiningTx implements Tx {
+public final class JoiningTx implements Tx {
 
     private record Open(EntityManager em, List<Consumer<Boolean>> settles) {
     }
@@ -20,7 +20,7 @@ final class JoiningTx implements Tx {
     private final Tx delegate;
     private final ThreadLocal<Open> open = new ThreadLocal<>();
 
-    JoiningTx(Tx delegate) {
+    public JoiningTx(Tx delegate) {
         this.delegate = delegate;
     }
 

@@ -3,6 +3,9 @@ package io.cyclium.api;
 import io.cyclium.actor.CycliumEvent;
 import io.cyclium.problem.Problem;
 import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.EventAnswer;
+import io.cyclium.runtime.Match;
+import io.cyclium.runtime.Outcome;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -22,20 +25,35 @@ import java.nio.charset.UnsupportedCharsetException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.time.Duration;
 
 /**
  * {@code POST /cyclium/api/events} with {@code {"type": "...", "id": "...", "payload": {...}}}: puts
- * the event on this node's bus. 202 with the expectations it matched and the dedupe key of each:
- * the 202 means stored — every episode the event created is committed before the answer (they run
- * afterwards). 503 when this node cannot store it (draining, database down): send it again, here
- * or to another node; an event id (or the same payload) makes the repeat a duplicate, never a
- * second episode. Debounced expectations are the exception: their timer lives on this node.
+ * the event on this node's bus and answers, per match (an actor's expectation, or a workflow the
+ * event starts), what became of it: {@code outcome} is {@code stored} (its episode or instance is
+ * committed: {@code id} names it), {@code coalesced} (active work with the same dedupe key, or the
+ * workflow's instance in flight for the subject, stands for it), {@code debounced} (stored as the
+ * subject's pending trigger; any node fires it when the window closes), or one that was NOT stored:
+ * {@code cooling_down}, {@code dropped} ({@code reason} {@code overflow} or {@code breaker_open}),
+ * {@code disabled}. The status says which case the request is in:
+ * <ul>
+ *   <li>202: every match is stored, coalesced or debounced (the episodes run afterwards);
+ *   <li>200: the event matched nothing: nothing was stored, nothing needs to be;
+ *   <li>429 with {@code Retry-After} (when known): some match is cooling down or dropped for
+ *       overflow, and none was refused for the reasons below; the other matches are stored;
+ *   <li>503 with {@code Retry-After} (when known): some match was refused because its actor or the
+ *       node is disabled, or its circuit breaker is open; and, as before, with an error body and
+ *       nothing stored, when the node cannot store the event (draining, database down).
+ * </ul>
+ * A 429 or 503 with matches carries the same body as the 202 plus {@code status} and {@code error};
+ * sending the event again is safe: an event id (or the same payload) makes the repeat of a match
+ * whose episode is still active a duplicate, never a second episode.
  *
  * <p>A JSON array of such events (1 to {@value #MAX_BATCH}) is stored in one transaction: all of
- * them or, on a 400 naming the element ({@code [3].type}) or a 503, none. The 202 then lists each
- * event's answer in the order sent. One commit for the lot is what a producer with many events
- * per second should use: a commit per event costs more than the event.
+ * them or, on a 400 naming the element ({@code [3].type}) or a 503, none. The body then lists each
+ * event's answer in the order sent, and the status is the one above for all the matches of all the
+ * events. One commit for the lot is what a producer with many events per second should use: a
+ * commit per event costs more than the event.
  *
  * <p>A servlet, not a JAX-RS resource, because it is the API's one hot path: with one event per
  * POST, Jersey's request pipeline (routing, the entity provider chain, the MicroProfile Telemetry
@@ -62,13 +80,59 @@ public class EventIntakeServlet extends HttpServlet {
     @Inject
     ActorHost host;
 
-    public record Matched(String actor, String expectation, String dedupeKey) {
+    /** One match; {@code workflow} for a workflow the event starts, {@code actor} and {@code expectation} otherwise. */
+    public record Matched(String actor, String expectation, String workflow, String dedupeKey, String outcome,
+            String reason, String id, Long retryAfterSeconds) {
     }
 
-    public record Accepted(String type, String id, List<Matched> matched) {
+    /** The answer to one event; {@code status} and {@code error} only when some match was not stored. */
+    public record Accepted(Integer status, String error, String type, String id, List<Matched> matched) {
     }
 
-    public record AcceptedBatch(List<Accepted> accepted) {
+    /** The answer to a list; {@code status} and {@code error} only when some match was not stored. */
+    public record AcceptedBatch(Integer status, String error, List<Accepted> accepted) {
+    }
+
+    /** The status of an answer, its message when it is not a 2xx, and the Retry-After seconds when known. */
+    record Verdict(int status, String error, Long retryAfterSeconds) {
+
+        static Verdict of(List<EventAnswer> answers) {
+            int matches = 0;
+            int refused = 0;
+            boolean unavailable = false;
+            Duration wait = null;
+            java.util.Map<String, Integer> why = new java.util.TreeMap<>();
+            for (EventAnswer a : answers) {
+                for (Match m : a.matches()) {
+                    matches++;
+                    if (m.outcome().stored()) {
+                        continue;
+                    }
+                    refused++;
+                    why.merge(m.reason() == null ? m.outcome().wireName() : m.reason(), 1, Integer::sum);
+                    unavailable |= m.outcome() == Outcome.DISABLED || "breaker_open".equals(m.reason());
+                    if (m.retryAfter() != null && (wait == null || m.retryAfter().compareTo(wait) > 0)) {
+                        wait = m.retryAfter();
+                    }
+                }
+            }
+            if (refused == 0) {
+                return new Verdict(matches == 0 ? HttpServletResponse.SC_OK : HttpServletResponse.SC_ACCEPTED, null, null);
+            }
+            int status = unavailable ? HttpServletResponse.SC_SERVICE_UNAVAILABLE : 429;
+            return new Verdict(status, refused + " of " + matches + " matches were not stored " + why
+                    + "; the others were (see matched[].outcome). Sending the event again is safe: a match whose"
+                    + " episode is still active is a duplicate.", wait == null ? null : seconds(wait));
+        }
+
+        /** Whole seconds, rounded up, at least 1: a client waiting 0 s would be refused again. */
+        static Long seconds(Duration d) {
+            return Math.max(1, (d.toMillis() + 999) / 1000);
+        }
+
+        Integer statusField() {
+            return error == null ? null : status;
+        }
     }
 
     /** POST is the operation; every other method gets a JSON 405 (OPTIONS: the allowed methods). */
@@ -88,7 +152,7 @@ public class EventIntakeServlet extends HttpServlet {
 
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        Object answer;
+        Answer answer;
         try {
             answer = accept(body(req));
         } catch (RuntimeException | Error e) {
@@ -96,11 +160,18 @@ public class EventIntakeServlet extends HttpServlet {
             write(resp, error.status(), error);
             return;
         }
-        write(resp, HttpServletResponse.SC_ACCEPTED, answer);
+        if (answer.verdict().retryAfterSeconds() != null) {
+            resp.setHeader("Retry-After", String.valueOf(answer.verdict().retryAfterSeconds()));
+        }
+        write(resp, answer.verdict().status(), answer.body());
+    }
+
+    /** A body to write and its verdict. */
+    record Answer(Verdict verdict, Object body) {
     }
 
     /** The answer to one body: an {@link Accepted} for an object, an {@link AcceptedBatch} for an array. */
-    Object accept(String body) {
+    Answer accept(String body) {
         JsonValue value = JsonBodies.value(body, "a JSON object (an event) or an array of them is expected");
         if (value instanceof JsonArray array) {
             return postAll(array);
@@ -109,11 +180,12 @@ public class EventIntakeServlet extends HttpServlet {
             throw Problem.invalid(null, "the request body must be a JSON object (an event) or an array of them, not "
                     + value.getValueType().name().toLowerCase(Locale.ROOT));
         }
-        CycliumEvent event = event(o);
-        return accepted(event, host.publish(event));
+        EventAnswer answer = host.accept(event(o));
+        Verdict verdict = Verdict.of(List.of(answer));
+        return new Answer(verdict, accepted(answer, verdict));
     }
 
-    private AcceptedBatch postAll(JsonArray array) {
+    private Answer postAll(JsonArray array) {
         if (array.isEmpty() || array.size() > MAX_BATCH) {
             throw Problem.invalid(null, "a batch holds 1 to " + MAX_BATCH + " events, not " + array.size());
         }
@@ -131,12 +203,13 @@ public class EventIntakeServlet extends HttpServlet {
                 throw Problem.invalid(p.field() == null ? at : at + "." + p.field(), "event " + at + ": " + p.getMessage());
             }
         }
-        List<Map<String, Map<String, String>>> routed = host.publishAll(events);
+        List<EventAnswer> routed = host.publishAll(events);
+        Verdict verdict = Verdict.of(routed);
         List<Accepted> accepted = new ArrayList<>(events.size());
-        for (int i = 0; i < events.size(); i++) {
-            accepted.add(accepted(events.get(i), routed.get(i)));
+        for (EventAnswer answer : routed) {
+            accepted.add(accepted(answer, null));
         }
-        return new AcceptedBatch(accepted);
+        return new Answer(verdict, new AcceptedBatch(verdict.statusField(), verdict.error(), accepted));
     }
 
     private static CycliumEvent event(JsonObject o) {
@@ -146,10 +219,15 @@ public class EventIntakeServlet extends HttpServlet {
         return new CycliumEvent(type, id, payload);
     }
 
-    private static Accepted accepted(CycliumEvent event, Map<String, Map<String, String>> routed) {
-        List<Matched> matched = new ArrayList<>();
-        routed.forEach((actor, byExp) -> byExp.forEach((exp, key) -> matched.add(new Matched(actor, exp, key))));
-        return new Accepted(event.type(), event.id(), matched);
+    /** One event's answer; {@code verdict} non-null puts its status and error in (a single event's body). */
+    private static Accepted accepted(EventAnswer answer, Verdict verdict) {
+        List<Matched> matched = new ArrayList<>(answer.matches().size());
+        for (Match m : answer.matches()) {
+            matched.add(new Matched(m.actor(), m.expectation(), m.workflow(), m.dedupeKey(), m.outcome().wireName(),
+                    m.reason(), m.id(), m.retryAfter() == null ? null : Verdict.seconds(m.retryAfter())));
+        }
+        return new Accepted(verdict == null ? null : verdict.statusField(), verdict == null ? null : verdict.error(),
+                answer.event().type(), answer.event().id(), matched);
     }
 
     /**

@@ -315,7 +315,17 @@ class ChaosIT {
             Instant froze;
             Instant thawed;
             try {
+                // one long episode surely running there when it freezes (30 steps of 400 ms)
+                String longId = "frozen-long-" + UUID.randomUUID();
+                HttpReply posted = cluster.node(frozen).post("/events", "{\"type\":\"chaos.work\",\"id\":\"" + longId
+                        + "\",\"payload\":{\"steps\":30,\"stepMs\":400,\"output\":\"" + ChaosLedger.TYPE + "\"}}");
+                assertThat(posted.status()).as(posted.body()).isEqualTo(202);
+                String longKey = DedupeKeys.event("cluster_actor", "chaos", longId, "chaos.work", null);
                 sleep(6_000);
+                long runningThere = ((Number) cluster.database().query("SELECT COUNT(*) AS n FROM cyclium_episodes"
+                        + " WHERE run_node = ? AND status = 'running' AND expectation_id = 'chaos'", frozen).get(0).get("n"))
+                        .longValue();
+                assertThat(runningThere).as("episodes running on %s as it freezes", frozen).isPositive();
                 // SIGSTOP under load: most likely inside a batch's transaction, holding its row locks
                 froze = cluster.pause(frozen);
                 try {
@@ -336,14 +346,26 @@ class ChaosIT {
                 assertThat(acceptedElsewhereWhileFrozen).as("events the other nodes took while %s was frozen", frozen)
                         .isGreaterThan(10);
                 assertNothingLostOrDoubled("node frozen 20 s", load, thawed);
-                // its episodes that had begun were taken over: journal rows of the frozen node, done elsewhere
+                // its episodes that had begun were taken over: journal rows of the frozen node, resumed by another
                 long takenOver = ((Number) cluster.database().query("SELECT COUNT(DISTINCT e.id) AS n FROM cyclium_episodes e"
                         + " JOIN cyclium_episode_steps s ON s.episode_id = e.id AND s.node_identity = ?"
-                        + " WHERE e.expectation_id = 'chaos' AND e.status = 'done' AND e.run_node <> ?", frozen, frozen)
-                        .get(0).get("n")).longValue();
-                System.out.printf(Locale.ROOT, "[figures] chaos %s node frozen 20 s: %d of its begun episodes finished on"
-                        + " other nodes%n", vendor(), takenOver);
+                        + " JOIN cyclium_episode_steps r ON r.episode_id = e.id AND r.kind = 'resumed' AND r.node_identity <> ?"
+                        + " WHERE e.expectation_id = 'chaos' AND e.status = 'done'", frozen, frozen).get(0).get("n")).longValue();
+                System.out.printf(Locale.ROOT, "[figures] chaos %s node frozen 20 s: %d running there when it froze, %d of its"
+                        + " begun episodes resumed and finished by other nodes%n", vendor(), runningThere, takenOver);
                 assertThat(takenOver).as("episodes %s had begun that other nodes took over and finished", frozen).isPositive();
+                Instant deadline = Instant.now().plus(SETTLE);
+                List<Map<String, Object>> longOne;
+                do {
+                    sleep(1000);
+                    longOne = cluster.database().query("SELECT e.status, (SELECT COUNT(*) FROM cyclium_episode_steps r"
+                            + " WHERE r.episode_id = e.id AND r.kind = 'resumed' AND r.node_identity <> ?) AS resumed_elsewhere"
+                            + " FROM cyclium_episodes e WHERE e.dedupe_key = ?", frozen, longKey);
+                } while (!"done".equals(longOne.get(0).get("status")) && Instant.now().isBefore(deadline));
+                assertThat(longOne).singleElement().satisfies(r -> {
+                    assertThat(r.get("status")).isEqualTo("done");
+                    assertThat(((Number) r.get("resumed_elsewhere")).intValue()).as("resumed by another node").isPositive();
+                });
             } finally {
                 load.close();
             }

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestInstance;
 class ClusterDedupeIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
-    /** Debounce (1 s) and jitter (<= 200 ms) have passed on both nodes well within this. */
+    /** Well after the debounce window (1 s) closed: a second episode, had there been one, would exist by then. */
     private static final Duration BOTH_NODES_HAVE_FIRED = Duration.ofSeconds(4);
 
     /** One cluster of two nodes per database, shared by the tests of that database. */
@@ -77,6 +77,29 @@ class ClusterDedupeIT {
         }
 
         @Test
+        void a_list_whose_workflow_instance_cannot_be_stored_is_a_503_and_leaves_nothing_of_the_list() {
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            String workflow = "list_rollback_" + run;
+            HttpReply defined = cluster.node("node-a").put("/workflows/" + workflow, "{\"id\":\"" + workflow + "\","
+                    + "\"subjectKey\":\"subject\",\"triggers\":[{\"type\":\"event\",\"event\":\"" + workflow + ".start\"}],"
+                    + "\"steps\":[{\"id\":\"only\",\"actor\":\"resource_monitor\",\"expectation\":\"check_limits\"}]}");
+            assertThat(defined.status()).as(defined.body()).isEqualTo(200);
+            String resource = "res-rolled-back-" + run;
+            // a subject longer than the instance's subject column: that insert fails in the list's
+            // transaction, after the monitor's debounced row for the first event was written in it
+            String tooLong = "x".repeat(600);
+
+            HttpReply r = cluster.node("node-a").post("/events", "[" + event("rb-" + run, resource) + ", {\"type\":\""
+                    + workflow + ".start\",\"payload\":{\"subject\":\"" + tooLong + "\"}}]");
+
+            assertThat(r.status()).as(r.body()).isEqualTo(503);
+            assertThat(cluster.database().query("SELECT id FROM cyclium_debounced_triggers WHERE subject = ?", resource))
+                    .as("the first event's debounced row went with the list's rollback").isEmpty();
+            assertThat(cluster.database().query("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ?", workflow))
+                    .isEmpty();
+        }
+
+        @Test
         void a_node_without_a_configured_password_prints_a_generated_one_that_logs_in_and_nothing_else_does() {
             ClusterNode b = cluster.node("node-b");
             String printed = b.generatedPassword().orElseThrow(() -> new AssertionError("node-b printed no generated password"));
@@ -99,7 +122,7 @@ class ClusterDedupeIT {
         @Test
         void one_event_posted_to_both_nodes_at_once_makes_one_episode_that_completes() {
             // A resource of its own: the demo load ticks on the demo resources, and a tick on ours
-            // within a node's 1 s debounce window would replace our event on that node.
+            // within the 1 s debounce window would replace our event (one stored row per subject).
             String run = UUID.randomUUID().toString().substring(0, 8);
             String body = event("same-" + run, "res-same-" + run);
             List<HttpReply> replies = postAtOnce(cluster.nodes(), "/events", body);
@@ -111,8 +134,8 @@ class ClusterDedupeIT {
             JsonObject episode = awaitDone(key);
             assertThat(text(episode, "runNode")).isIn("node-a", "node-b");
 
-            // Both nodes try the insert after their debounce (1 s) and jitter (<= 200 ms); by now the
-            // slower one has tried and lost to the unique index: still one episode, seen from both.
+            // Both nodes stored the event into the subject's one debounced row, and the node that
+            // fired it deleted the row in the episode's transaction: one episode, seen from both.
             sleepUntil(posted.plus(BOTH_NODES_HAVE_FIRED));
             for (ClusterNode node : cluster.nodes()) {
                 assertThat(withKey(node, key)).as("episodes with key %s seen from %s", key, node.name())

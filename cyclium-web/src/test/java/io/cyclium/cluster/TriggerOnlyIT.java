@@ -151,6 +151,34 @@ class TriggerOnlyIT {
     }
 
     @Test
+    void a_debounced_event_whose_node_is_stopped_inside_the_window_runs_once_on_another_node() {
+        String subject = "deb-" + UUID.randomUUID();
+        String event = "{\"type\":\"cluster.debounced\",\"id\":\"%s\",\"payload\":{\"subject\":\"" + subject
+                + "\",\"steps\":1,\"stepMs\":10,\"n\":%d}}";
+        try {
+            cluster.node("node-g").post("/events", String.format(event, subject + "-1", 1));
+            HttpReply last = cluster.node("node-g").post("/events", String.format(event, subject + "-2", 2));
+
+            cluster.sigterm("node-g"); // inside the 3 s window: the node that took the events is gone before it closes
+            cluster.waitForExit("node-g", Duration.ofSeconds(30));
+
+            Await.until(WAIT, "the debounced episode, run by another node", () -> q("SELECT status FROM cyclium_episodes"
+                    + " WHERE expectation_id = 'debounced' AND trigger_ref LIKE ?", "%" + subject + "%").stream()
+                    .anyMatch(row -> "done".equals(row.get("status"))));
+            List<Map<String, Object>> episodes = q("SELECT run_node, trigger_ref FROM cyclium_episodes"
+                    + " WHERE expectation_id = 'debounced' AND trigger_ref LIKE ?", "%" + subject + "%");
+            assertThat(episodes).as("one episode for the window").hasSize(1);
+            assertThat((String) episodes.get(0).get("trigger_ref")).as("the window's last event").contains(subject + "-2");
+            assertThat(episodes.get(0).get("run_node")).isEqualTo("node-f");
+            assertThat(q("SELECT id FROM cyclium_debounced_triggers WHERE subject = ?", subject)).isEmpty();
+            assertThat(last.status()).as(last.body()).isEqualTo(202);
+            assertThat(last.jsonObject().getJsonArray("matched").getJsonObject(0).getString("outcome")).isEqualTo("debounced");
+        } finally {
+            cluster.restart("node-g");
+        }
+    }
+
+    @Test
     void three_full_nodes_dispatch_each_of_many_pending_requests_exactly_once() {
         // node-t switches to full at runtime: three full nodes of one env poll the same requests
         HttpReply switched = cluster.node("node-t").put("/mode", "{\"mode\":\"full\"}");

@@ -83,6 +83,23 @@ interface CommandLineClientTests {
 
     @Test
     @RunAsClient
+    default void an_event_not_stored_exits_1_and_the_client_prints_what_became_of_each_match(@ArquillianResource URL base)
+            throws Exception {
+        String subject = "cli-cool-" + UUID.randomUUID();
+        succeeded(cyclium(base, "event", "it.answers.cooled", "--id", subject + "-1", "--payload",
+                "{\"subject\": \"" + subject + "\"}"));
+
+        Run cooled = cyclium(base, "event", "it.answers.cooled", "--id", subject + "-2", "--payload",
+                "{\"subject\": \"" + subject + "\"}");
+
+        assertThat(cooled.exit()).as("stderr: " + cooled.err()).isEqualTo(1);
+        assertThat(cooled.err()).contains("HTTP 429", "not stored");
+        assertThat(json(cooled.out()).asJsonObject().getJsonArray("matched").getJsonObject(0).getString("outcome"))
+                .isEqualTo("cooling_down");
+    }
+
+    @Test
+    @RunAsClient
     default void the_client_starts_an_episode_by_hand_lists_it_and_shows_it(@ArquillianResource URL base) throws Exception {
         String key = "cli-" + UUID.randomUUID();
         Run started = succeeded(cyclium(base, "start", "it_actor", "echo", "--key", key, "--payload", "{\"note\": \"a'b %_\"}"));

@@ -412,6 +412,141 @@ class EpisodesIT implements CommandLineClientTests {
         }
     }
 
+    // ---- what POST /events answers: per match what was stored, and a status to act on ------------
+
+    private static JsonObject json(HttpResponse<String> r) {
+        return Json.createReader(new StringReader(r.body())).readObject();
+    }
+
+    private static String event(String type, String id, String subject) {
+        return "{\"type\": \"" + type + "\", \"id\": \"" + id + "\", \"payload\": {\"subject\": \"" + subject + "\"}}";
+    }
+
+    @Test
+    @RunAsClient
+    void an_event_inside_its_subjects_cooldown_is_a_429_with_retry_after_naming_the_match_cooling_down(
+            @ArquillianResource URL base) throws Exception {
+        String subject = "cool-" + UUID.randomUUID();
+        HttpResponse<String> first = call(base, "POST", "api/events", event("it.answers.cooled", "c1-" + subject, subject));
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
+        JsonObject stored = json(first).getJsonArray("matched").getJsonObject(0);
+        assertThat(stored.getString("outcome")).isEqualTo("stored");
+        assertThat(stored.getString("id")).as("the episode stored").isNotBlank();
+        assertThat(stored.getString("dedupeKey")).startsWith("event:it_answers:cooled:");
+
+        HttpResponse<String> cooled = call(base, "POST", "api/events", event("it.answers.cooled", "c2-" + subject, subject));
+
+        assertThat(cooled.statusCode()).as(cooled.body()).isEqualTo(429);
+        assertThat(Long.parseLong(cooled.headers().firstValue("Retry-After").orElseThrow())).isBetween(500L, 600L);
+        JsonObject body = json(cooled);
+        assertThat(body.getInt("status")).isEqualTo(429);
+        assertThat(body.getString("error")).contains("not stored");
+        JsonObject match = body.getJsonArray("matched").getJsonObject(0);
+        assertThat(match.getString("actor")).isEqualTo("it_answers");
+        assertThat(match.getString("expectation")).isEqualTo("cooled");
+        assertThat(match.getString("outcome")).isEqualTo("cooling_down");
+        assertThat(match.containsKey("id")).isFalse();
+
+        // a list: its status covers every event's matches, and each event says what became of it
+        String fresh = "cool-" + UUID.randomUUID();
+        HttpResponse<String> list = call(base, "POST", "api/events", "[" + event("it.answers.cooled", "c3-" + fresh, fresh)
+                + ", " + event("it.answers.cooled", "c4-" + subject, subject) + "]");
+        assertThat(list.statusCode()).as(list.body()).isEqualTo(429);
+        JsonArray accepted = json(list).getJsonArray("accepted");
+        assertThat(accepted.getJsonObject(0).getJsonArray("matched").getJsonObject(0).getString("outcome")).isEqualTo("stored");
+        assertThat(accepted.getJsonObject(1).getJsonArray("matched").getJsonObject(0).getString("outcome"))
+                .isEqualTo("cooling_down");
+    }
+
+    @Test
+    @RunAsClient
+    void an_event_that_matches_nothing_is_a_200_not_a_202(@ArquillianResource URL base) throws Exception {
+        HttpResponse<String> r = call(base, "POST", "api/events", "{\"type\": \"it.nobody.listens\"}");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(json(r).getJsonArray("matched")).isEmpty();
+    }
+
+    @Test
+    @RunAsClient
+    void an_event_for_an_actor_disabled_on_this_node_is_a_503_naming_the_match_disabled(@ArquillianResource URL base)
+            throws Exception {
+        assertThat(call(base, "PUT", "api/mode/actors/it_answers", "{\"mode\": \"disabled\"}").statusCode()).isEqualTo(200);
+        try {
+            String subject = "off-" + UUID.randomUUID();
+            HttpResponse<String> r = call(base, "POST", "api/events", event("it.answers.cooled", "d1-" + subject, subject));
+
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+            JsonObject match = json(r).getJsonArray("matched").getJsonObject(0);
+            assertThat(match.getString("outcome")).isEqualTo("disabled");
+        } finally {
+            call(base, "DELETE", "api/mode/actors/it_answers", null);
+        }
+    }
+
+    @Test
+    @RunAsClient
+    void a_debounced_event_is_a_202_naming_it_debounced_and_its_episode_runs_once_its_window_closed(
+            @ArquillianResource URL base) throws Exception {
+        String subject = "deb-" + UUID.randomUUID();
+        call(base, "POST", "api/events", event("it.answers.debounced", "b1-" + subject, subject));
+        HttpResponse<String> last = call(base, "POST", "api/events", event("it.answers.debounced", "b2-" + subject, subject));
+
+        assertThat(last.statusCode()).as(last.body()).isEqualTo(202);
+        JsonObject match = json(last).getJsonArray("matched").getJsonObject(0);
+        assertThat(match.getString("outcome")).isEqualTo("debounced");
+        String key = match.getString("dedupeKey");
+        String episodeId = Await.until(WAIT, "the debounced episode, done", () -> {
+            try {
+                HttpResponse<String> r = call(base, "GET", "api/episodes?actor=it_answers&expectation=debounced&status=done&limit=200",
+                        null);
+                return Json.createReader(new StringReader(r.body())).readArray().stream().map(v -> v.asJsonObject())
+                        .filter(o -> key.equals(o.getString("dedupeKey", ""))).map(o -> o.getString("id")).findFirst()
+                        .orElse(null);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(episodeId).isNotBlank();
+        HttpResponse<String> all = call(base, "GET", "api/episodes?actor=it_answers&expectation=debounced&limit=200", null);
+        assertThat(Json.createReader(new StringReader(all.body())).readArray().stream()
+                .filter(v -> v.asJsonObject().getString("dedupeKey", "").startsWith("event:it_answers:debounced:"))
+                .filter(v -> v.asJsonObject().toString().contains(subject))).as("one episode for the window: the last event's")
+                .hasSize(1);
+    }
+
+    @Test
+    @RunAsClient
+    void an_event_that_starts_a_workflow_names_the_instance_it_stored(@ArquillianResource URL base) throws Exception {
+        String subject = "wf-" + UUID.randomUUID();
+        HttpResponse<String> r = call(base, "POST", "api/events", event("it.workflow.start", "w1-" + subject, subject));
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        JsonObject match = json(r).getJsonArray("matched").stream().map(v -> v.asJsonObject())
+                .filter(o -> "it_on_event".equals(o.getString("workflow", null))).findFirst().orElseThrow();
+        assertThat(match.getString("outcome")).isEqualTo("stored");
+        assertThat(call(base, "GET", "api/workflow-instances/" + match.getString("id"), null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    @RunAsClient
+    void a_list_whose_workflow_instance_cannot_be_stored_is_a_503_and_stores_nothing_of_the_list(
+            @ArquillianResource URL base) throws Exception {
+        String echoId = "rolled-back-" + UUID.randomUUID();
+        // a subject longer than the instance's subject column: the instance insert fails in the list's transaction
+        String tooLong = "x".repeat(600);
+        HttpResponse<String> r = call(base, "POST", "api/events", "[{\"type\": \"it.echo\", \"id\": \"" + echoId
+                + "\"}, " + event("it.workflow.start", "w-" + echoId, tooLong) + "]");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+        String echoKey = io.cyclium.keys.DedupeKeys.event("it_actor", "echo", echoId, "it.echo", Json.createObjectBuilder().build());
+        Thread.sleep(1_000);
+        HttpResponse<String> all = call(base, "GET", "api/episodes?actor=it_actor&expectation=echo&limit=500", null);
+        assertThat(Json.createReader(new StringReader(all.body())).readArray().stream()
+                .filter(v -> echoKey.equals(v.asJsonObject().getString("dedupeKey", ""))))
+                .as("the echo episode went with the list's rollback").isEmpty();
+    }
+
     @Test
     @RunAsClient
     void the_episode_list_pages_by_following_its_next_link_without_repeats_or_gaps(@ArquillianResource URL base)

@@ -234,4 +234,17 @@ class WorkflowsIT {
         // caller's transaction, it would be there by now
         assertThat(instanceFor("it_on_event", rolledBack)).as("no instance from a rolled-back transaction").isNull();
     }
+
+    @Test
+    void host_code_whose_event_starts_a_workflow_instance_that_cannot_be_stored_sees_the_exception_from_fire()
+            throws Exception {
+        // a subject longer than the instance's subject column: the insert fails in the host's transaction
+        String tooLong = "x".repeat(600);
+        JsonObject r = call("POST", "api/it-publish?type=it.workflow.start&id=long-" + UUID.randomUUID() + "&subject=" + tooLong
+                + "&rollback=false", "", 200);
+
+        assertThat(r.getBoolean("transaction")).isTrue();
+        assertThat(r.getString("refused", null)).as("fire threw").isNotNull().contains("Problem", "could not be stored");
+        assertThat(instanceFor("it_on_event", tooLong)).isNull();
+    }
 }

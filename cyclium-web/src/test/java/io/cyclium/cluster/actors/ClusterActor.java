@@ -18,6 +18,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 // the chaos suite's workload: an event per episode, restarted up to five times, one output each
 @Expectation(id = "chaos", strategy = LongWork.class, events = @OnEvent(type = "chaos.work"), recovery = RecoveryPolicy.RESTART,
         maxAttempts = 5, maxSteps = 1_000, maxWallMs = 600_000)
+// a debounced subject: the node that took its events may be gone when the window closes (TriggerOnlyIT)
+@Expectation(id = "debounced", strategy = LongWork.class, events = @OnEvent(type = "cluster.debounced"),
+        subjectKey = "subject", debounceMs = 3_000)
 // a workflow step whose first attempt fails (RetryRestartIT)
 @Expectation(id = "fails_first", strategy = FailsFirstAttempt.class)
 public class ClusterActor {

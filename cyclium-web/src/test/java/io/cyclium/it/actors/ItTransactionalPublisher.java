@@ -17,7 +17,9 @@ import jakarta.ws.rs.core.MediaType;
 /**
  * {@code POST /cyclium/api/it-publish?type=&id=&subject=&rollback=}: host code publishing a
  * {@link CycliumEvent} inside its own JTA transaction, which it then commits, or marks
- * rollback-only (the interceptor rolls it back as the method returns). Only in the test WAR.
+ * rollback-only (the interceptor rolls it back as the method returns). When {@code fire} throws (the
+ * event could not be stored), it rolls back and answers {@code refused} with what was thrown. Only
+ * in the test WAR.
  */
 @ApplicationScoped
 @Path("it-publish")
@@ -38,7 +40,14 @@ public class ItTransactionalPublisher {
             throw new jakarta.ws.rs.BadRequestException("type, id and subject are required");
         }
         Object txKey = registry.getTransactionKey();
-        events.fire(new CycliumEvent(type, id, Json.createObjectBuilder().add("subject", subject).build()));
+        try {
+            events.fire(new CycliumEvent(type, id, Json.createObjectBuilder().add("subject", subject).build()));
+        } catch (RuntimeException refused) {
+            // what host code sees when its event cannot be stored: it gives up its own transaction too
+            registry.setRollbackOnly();
+            return Json.createObjectBuilder().add("transaction", txKey != null).add("refused", refused.getClass().getSimpleName()
+                    + ": " + refused.getMessage()).build().toString();
+        }
         if (rollback) {
             registry.setRollbackOnly();
         }

@@ -1,0 +1,16 @@
+package io.cyclium.episode;
+
+import java.time.Duration;
+import java.time.LocalDateTime;
+
+/**
+ * A subject's pending debounced trigger, as stored in {@code cyclium_debounced_triggers}: the last
+ * event of the window ({@code trigger}, its dedupe key), the actor and expectation it fires, the
+ * stack and env its episode is stamped with, and {@code window}. {@code id} names the subject
+ * (one row per actor, expectation, stack, env and subject value); {@code version} counts the events
+ * that replaced the row, so a node that read it fires only what it read. {@code fireAt} is read
+ * back from the database (null when written).
+ */
+public record DebouncedTrigger(String id, String actorId, String expectationId, String subject, String sourceStack,
+        String sourceEnv, TriggerInfo trigger, String dedupeKey, Duration window, long version, LocalDateTime fireAt) {
+}

@@ -1,0 +1,88 @@
+package io.cyclium.trigger;
+
+import io.cyclium.episode.DebouncedTrigger;
+import io.cyclium.episode.DebouncedTriggerStore;
+import io.cyclium.runtime.ActorRuntime;
+import io.cyclium.runtime.FireResult;
+import io.cyclium.store.Tx;
+import io.cyclium.telemetry.BackgroundPass;
+import io.cyclium.telemetry.Telemetry;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.logging.Logger;
+
+/**
+ * One pass over the debounced triggers whose window has closed (the {@link TriggerPoller} EJB runs
+ * it on its timer, on every node that is not disabled): each due row of this node's env whose actor
+ * fires here is taken and fired in one transaction. The take is a DELETE guarded on the version this
+ * pass read: of any number of nodes that read the row due, exactly one deletes it, and an event
+ * that replaced the row meanwhile (a newer version, a later fire time) makes it 0 rows too. The
+ * episode is stored in the same transaction, so a failure anywhere leaves the row for the next pass
+ * (here or on another node), and a node stopped or killed after the event was answered loses
+ * nothing. A fired trigger meets the actor's rules as any fire does (mode, breaker, slots, overflow).
+ */
+public class DebounceDispatch {
+
+    private static final Logger LOG = Logger.getLogger(DebounceDispatch.class.getName());
+
+    private final String node;
+    private final String env;
+    private final int batch;
+    private final Tx tx;
+    private final DebouncedTriggerStore store;
+    private final Function<String, Optional<ActorRuntime>> firingHere;
+    private final Telemetry telemetry;
+
+    /**
+     * @param firingHere the runtime of an actor when this node may fire its triggers (it runs the
+     *                   actor and is not disabled for it); empty leaves its rows to other nodes
+     */
+    public DebounceDispatch(String node, String env, int batch, Tx tx, DebouncedTriggerStore store,
+            Function<String, Optional<ActorRuntime>> firingHere, Telemetry telemetry) {
+        this.node = node;
+        this.env = env;
+        this.batch = batch;
+        this.tx = tx;
+        this.store = store;
+        this.firingHere = firingHere;
+        this.telemetry = telemetry;
+    }
+
+    /** One pass; returns how many rows this node fired. A row that fails is logged, counted and left for the next pass. */
+    public int poll() {
+        List<DebouncedTrigger> due = tx.inNewTransaction(em -> store.due(em, env, batch));
+        int fired = 0;
+        for (DebouncedTrigger row : due) {
+            Optional<ActorRuntime> runtime = firingHere.apply(row.actorId());
+            if (runtime.isEmpty()) {
+                continue; // a node that runs this actor fires it
+            }
+            boolean[] mine = new boolean[1];
+            BackgroundPass.run("debounce_fire", new String[] {"actor", row.actorId(), "expectation", row.expectationId()},
+                    LOG, telemetry, () -> "Debounced trigger of " + row.actorId() + "/" + row.expectationId() + " (key "
+                            + row.dedupeKey() + ") could not fire on " + node + "; it stays stored and the next pass, here"
+                            + " or on another node, fires it",
+                    () -> mine[0] = fire(runtime.get(), row));
+            if (mine[0]) {
+                fired++;
+            }
+        }
+        return fired;
+    }
+
+    private boolean fire(ActorRuntime runtime, DebouncedTrigger row) {
+        return tx.inNewTransaction(em -> {
+            if (store.take(em, row) == 0) {
+                LOG.fine(() -> "Debounced trigger " + row.id() + " was fired by another node, or replaced by a newer"
+                        + " event, after this pass read it");
+                return false;
+            }
+            Optional<FireResult> result = runtime.fireDebounced(row);
+            telemetry.count("debounce_fired", "actor", row.actorId(), "expectation", row.expectationId(), "result",
+                    result.map(r -> r.kind().name().toLowerCase(Locale.ROOT)).orElse("unknown_expectation"));
+            return true;
+        });
+    }
+}
