@@ -279,6 +279,25 @@ class ConsoleSecurityIT implements ApiProbes {
     }
 
     @Test
+    void anonymous_readiness_says_up_or_down_per_check_without_naming_the_node_or_the_schema() throws Exception {
+        HttpResponse<String> anonymous = send("GET", "api/health?probe=ready", null, null);
+        assertThat(anonymous.statusCode()).as(anonymous.body()).isEqualTo(200);
+        assertThat(anonymous.body()).contains("\"status\":\"up\"").contains("node-registered")
+                .doesNotContain("arquillian-node-1").doesNotContain("reachable").doesNotContainPattern("at [0-9]");
+        HttpResponse<String> mp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("/health/ready")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(mp.statusCode()).as(mp.body()).isEqualTo(200);
+        assertThat(mp.body()).contains("cyclium-ready").doesNotContain("arquillian-node-1").doesNotContainPattern("at [0-9]");
+        // a caller with credentials still sees which node answered and at which schema version
+        HttpResponse<String> viewer = send("GET", "api/health?probe=ready", ConsoleUsers.viewer(), null);
+        assertThat(viewer.body()).contains("arquillian-node-1").containsPattern("at [0-9]");
+        // the console's session does not count as credentials here either
+        HttpResponse<String> session = loggedInBrowser().send(HttpRequest.newBuilder(URI.create(base.toString())
+                .resolve("api/health?probe=ready")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(session.body()).doesNotContain("arquillian-node-1");
+    }
+
+    @Test
     void the_session_cookie_is_http_only_and_same_site_strict_and_pages_carry_the_security_headers() throws Exception {
         HttpResponse<String> login = send("GET", "login.xhtml", null, null);
         String cookie = login.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("JSESSIONID=")).findFirst()
