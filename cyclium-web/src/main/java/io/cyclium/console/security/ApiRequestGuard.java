@@ -27,7 +27,9 @@ import java.util.Set;
  * </ul>
  * Together with the API refusing the console's session cookie (see {@link ConsoleAuthentication})
  * a cross-site request fails three ways; a browser's remembered Basic credentials are the case the
- * first two still catch on their own.
+ * first two still catch on their own. {@link ConsoleAuthentication} makes the origin check too,
+ * before it asks for credentials: a cross-site form gets its 403, not a Basic challenge (which a
+ * browser turns into a login prompt on the attacker's page).
  */
 @WebFilter(filterName = "ApiRequestGuard", urlPatterns = "/api/*")
 public class ApiRequestGuard extends HttpFilter {
@@ -39,9 +41,7 @@ public class ApiRequestGuard extends HttpFilter {
             throws IOException, ServletException {
         if (!SAFE_METHODS.contains(request.getMethod())) {
             if (isCrossOrigin(request)) {
-                ApiRefusals.write(response, HttpServletResponse.SC_FORBIDDEN, "cross-origin request refused: Origin "
-                        + shorten(request.getHeader("Origin")) + " is not this server; call the API from a script or"
-                        + " a server, not from a page on another site");
+                refuseCrossOrigin(request, response);
                 return;
             }
             String type = request.getContentType();
@@ -52,6 +52,17 @@ public class ApiRequestGuard extends HttpFilter {
             }
         }
         chain.doFilter(request, response);
+    }
+
+    /** A change (not GET, HEAD or OPTIONS) sent from a page of another origin. */
+    static boolean isCrossOriginChange(HttpServletRequest request) {
+        return !SAFE_METHODS.contains(request.getMethod()) && isCrossOrigin(request);
+    }
+
+    static void refuseCrossOrigin(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        ApiRefusals.write(response, HttpServletResponse.SC_FORBIDDEN, "cross-origin request refused: Origin "
+                + shorten(request.getHeader("Origin")) + " is not this server; call the API from a script or"
+                + " a server, not from a page on another site");
     }
 
     static boolean isCrossOrigin(HttpServletRequest request) {

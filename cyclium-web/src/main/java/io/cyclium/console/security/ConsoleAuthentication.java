@@ -38,7 +38,8 @@ import javax.security.auth.callback.UnsupportedCallbackException;
  * wrote the request. The console never calls the API itself (its actions are Faces post-backs,
  * guarded by the server-side view state), so there is no console token to accept instead: an API
  * request without an {@code Authorization} header is a 401, session or not, answered in the API's
- * JSON error body.
+ * JSON error body. A change sent from another origin is a 403 before any of this
+ * ({@link ApiRequestGuard#isCrossOriginChange}).
  */
 @ApplicationScoped
 public class ConsoleAuthentication implements HttpAuthenticationMechanism {
@@ -51,6 +52,15 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
                                                 HttpMessageContext context) {
+        if (isApi(request) && ApiRequestGuard.isCrossOriginChange(request)) {
+            // before any challenge: a 401 would make the browser show a login prompt on the other site's page
+            try {
+                ApiRequestGuard.refuseCrossOrigin(request, response);
+            } catch (IOException callerGone) {
+                // nothing more to tell it: refused either way
+            }
+            return AuthenticationStatus.SEND_FAILURE;
+        }
         Credential fromForm = context.getAuthParameters().getCredential();
         if (fromForm != null) {
             CredentialValidationResult result = identities.validate(fromForm);
