@@ -198,7 +198,7 @@ class ConsoleSecurityIT implements ApiProbes {
     }
 
     @Test
-    void the_console_session_cookie_alone_opens_no_api_call_and_a_cross_site_form_post_stores_nothing() throws Exception {
+    void the_console_session_cookie_alone_opens_no_api_call_and_a_cross_site_form_post_is_refused() throws Exception {
         HttpClient browser = loggedInBrowser();
         // the session is good for pages...
         assertThat(browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("index.xhtml")).build(),
@@ -295,6 +295,16 @@ class ConsoleSecurityIT implements ApiProbes {
         HttpResponse<String> session = loggedInBrowser().send(HttpRequest.newBuilder(URI.create(base.toString())
                 .resolve("api/health?probe=ready")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(session.body()).doesNotContain("arquillian-node-1");
+    }
+
+    @Test
+    void payaras_own_openapi_document_is_switched_off_and_the_applications_needs_a_login() throws Exception {
+        HttpResponse<String> payaras = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString())
+                .resolve("/openapi")).build(), HttpResponse.BodyHandlers.ofString());
+        // 403 is what Payara answers when the service is disabled (a 404 would only mean "not built yet")
+        assertThat(payaras.statusCode()).as("GET /openapi, %d characters", payaras.body().length()).isEqualTo(403);
+        assertThat(payaras.body()).doesNotContain("/episodes");
+        assertJsonRefusal(send("GET", "api/openapi", null, null), 401);
     }
 
     @Test
