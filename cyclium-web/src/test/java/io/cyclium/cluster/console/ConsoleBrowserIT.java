@@ -590,6 +590,12 @@ class ConsoleBrowserIT {
         browser.get(base() + "index.xhtml");
         await(d -> d.findElement(By.id("dashboard:nodes")).getText().contains("console-1"));
         assertThat(text("session:user")).isEqualTo("admin");
+
+        // the browser enforces the policy, and closeBrowser's record sees it: an image from elsewhere is blocked
+        JavascriptExecutor console = (JavascriptExecutor) browser;
+        console.executeScript("var i = document.createElement('img'); i.src = 'http://127.0.0.1:9/elsewhere.png'; document.body.appendChild(i);");
+        await(d -> String.valueOf(console.executeScript("return sessionStorage.getItem('cycliumCsp') || ''")).contains("img-src"));
+        console.executeScript("sessionStorage.removeItem('cycliumCsp')");
     }
 
     // ---- helpers ------------------------------------------------------------------------
