@@ -13,9 +13,10 @@ import java.nio.charset.StandardCharsets;
  */
 final class ApiRefusals {
 
-    static final String UNAUTHORIZED = "authentication required: send an Authorization header (HTTP Basic);"
-            + " the console's session is not accepted by the API";
-    static final String FORBIDDEN = "your role may not do this";
+    static final String UNAUTHORIZED = "no credentials: send a user and password with HTTP Basic"
+            + " (the console's session is not accepted by the API)";
+    static final String WRONG_CREDENTIALS = "wrong user or password";
+    static final String FORBIDDEN = "your role may not do this: changes need the role cyclium-admin";
 
     private ApiRefusals() {
     }

@@ -19,7 +19,9 @@ import java.util.Set;
  * a host other than the one the request was sent to ({@code Host}, or the first
  * {@code X-Forwarded-Host} a proxy set), or is {@code null}, or {@code Sec-Fetch-Site} says
  * {@code cross-site}: 403. Browsers send {@code Origin} on every cross-origin POST, PUT and DELETE;
- * scripts and the command-line client send none and are not affected;</li>
+ * scripts and the command-line client send none and are not affected. Trusting
+ * {@code X-Forwarded-Host} gives a page on another site nothing: it cannot set that header without
+ * a CORS preflight either;</li>
  * <li>a change whose body is not JSON: a {@code Content-Type} other than {@code application/json}
  * (or {@code application/*+json}), or a body without one: 415. A form on another site can only send
  * {@code text/plain}, {@code application/x-www-form-urlencoded} or {@code multipart/form-data}

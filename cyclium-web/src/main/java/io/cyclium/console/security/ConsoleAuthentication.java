@@ -79,12 +79,12 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             UsernamePasswordCredential basic = basic(header.substring(6).trim());
             CredentialValidationResult result = basic == null ? CredentialValidationResult.INVALID_RESULT : identities.validate(basic);
             return result.getStatus() == CredentialValidationResult.Status.VALID
-                    ? context.notifyContainerAboutLogin(result) : challenge(response, context);
+                    ? context.notifyContainerAboutLogin(result) : challenge(response, context, ApiRefusals.WRONG_CREDENTIALS);
         }
         if (!context.isProtected()) {
             return context.doNothing();
         }
-        return isApi(request) ? challenge(response, context) : context.redirect(loginUrl(request));
+        return isApi(request) ? challenge(response, context, ApiRefusals.UNAUTHORIZED) : context.redirect(loginUrl(request));
     }
 
     /** The caller the container restored from the session registered at the form login. */
@@ -118,10 +118,10 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
      * container's own 401 page is HTML, and a committed response is left as it is when the
      * mechanism reports the failure.
      */
-    private static AuthenticationStatus challenge(HttpServletResponse response, HttpMessageContext context) {
+    private static AuthenticationStatus challenge(HttpServletResponse response, HttpMessageContext context, String why) {
         response.setHeader("WWW-Authenticate", "Basic realm=\"cyclium\", charset=\"UTF-8\"");
         try {
-            ApiRefusals.write(response, HttpServletResponse.SC_UNAUTHORIZED, ApiRefusals.UNAUTHORIZED);
+            ApiRefusals.write(response, HttpServletResponse.SC_UNAUTHORIZED, why);
         } catch (IOException e) {
             // the caller went away: the status is all it would have read
             return context.responseUnauthorized();
