@@ -2,7 +2,8 @@
 # Starts one Cyclium node on Payara Micro with the demo actors on an embedded H2 file database,
 # waits until the application itself answers, and prints the console URL.
 #   CYCLIUM_PORT (default 8080)   CYCLIUM_HOME (default ./run/quickstart, created)
-#   CYCLIUM_SSL_PORT (default 8181): HTTPS, Micro's self-signed certificate; /metrics is served only here
+#   CYCLIUM_SSL_PORT (default CYCLIUM_PORT + 101, so 8181): HTTPS with Micro's self-signed
+#                      certificate; /metrics is served only here
 #   CYCLIUM_ADMIN_PASSWORD        console password (generated and printed when unset)
 #   CYCLIUM_BIND_ADDRESS          address of every listener (default 127.0.0.1: this machine only)
 #   CYCLIUM_LOG_BYTES             the log rotates at this size, one old file kept (default 10 MB)
@@ -12,7 +13,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 port=${CYCLIUM_PORT:-8080}
-ssl_port=${CYCLIUM_SSL_PORT:-8181}
+ssl_port=${CYCLIUM_SSL_PORT:-$((port + 101))}
 home=${CYCLIUM_HOME:-$top/run/quickstart}
 war=$top/cyclium-web/target/cyclium-web-micro.war
 payara=$top/cyclium-web/target/payara
