@@ -2,6 +2,8 @@
 # Starts one Cyclium node on Payara Micro with the demo actors on an embedded H2 file database,
 # waits until the application itself answers, and prints the console URL.
 #   CYCLIUM_PORT (default 8080)   CYCLIUM_HOME (default ./run/quickstart, created)
+#   CYCLIUM_SSL_PORT (default CYCLIUM_PORT + 101, so 8181): HTTPS with Micro's self-signed
+#                      certificate; /metrics is served only here
 #   CYCLIUM_ADMIN_PASSWORD        console password (generated and printed when unset)
 #   CYCLIUM_BIND_ADDRESS          address of every listener (default 127.0.0.1: this machine only)
 #   CYCLIUM_LOG_BYTES             the log rotates at this size, one old file kept (default 10 MB)
@@ -11,6 +13,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 port=${CYCLIUM_PORT:-8080}
+ssl_port=${CYCLIUM_SSL_PORT:-$((port + 101))}
 home=${CYCLIUM_HOME:-$top/run/quickstart}
 war=$top/cyclium-web/target/cyclium-web-micro.war
 payara=$top/cyclium-web/target/payara
@@ -43,6 +46,18 @@ if [ -z "${CYCLIUM_ADMIN_PASSWORD:-}" ]; then
   login="$CYCLIUM_ADMIN_PASSWORD (generated, kept in $home/admin-password)"
 fi
 
+# /metrics names every actor and expectation: a user of Payara's file realm may read it, nobody
+# else (server-config/payara-micro/postboot-metrics.asadmin). Its password is generated once.
+if [ ! -f "$home/metrics-password" ]; then
+  (umask 077; head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' > "$home/metrics-password")
+fi
+metrics_password=$(cat "$home/metrics-password")
+(umask 077; printf 'AS_ADMIN_USERPASSWORD=%s\n' "$metrics_password" > "$home/metrics-password.asadmin")
+export CYCLIUM_METRICS_PASSWORD_FILE="$home/metrics-password.asadmin"
+# Micro takes one post-boot file: the database's, then the metrics lock.
+cat "$top/server-config/payara-micro/postboot-h2.asadmin" "$top/server-config/payara-micro/postboot-metrics.asadmin" \
+  > "$home/postboot.asadmin"
+
 log="$home/payara-micro.log"
 log_bytes=${CYCLIUM_LOG_BYTES:-10485760}
 case "$log_bytes" in ''|*[!0-9]*) echo "CYCLIUM_LOG_BYTES=$log_bytes is not a number of bytes" >&2; exit 2;; esac
@@ -57,9 +72,9 @@ rotate() {
 # Listeners on $CYCLIUM_BIND_ADDRESS: HTTP and Payara's data grid (6900) through the pre-boot file
 # and hazelcast.socket.bind.any, the embedded H2's AUTO_SERVER port through h2.bindAddress.
 java "-Dh2.bindAddress=$CYCLIUM_BIND_ADDRESS" -Dhazelcast.socket.bind.any=false -jar "$payara/payara-micro.jar" --nocluster --port "$port" \
-  --addLibs "$payara/h2.jar" \
+  --sslport "$ssl_port" --addLibs "$payara/h2.jar" \
   --prebootcommandfile "$top/server-config/payara-micro/preboot.asadmin" \
-  --postbootcommandfile "$top/server-config/payara-micro/postboot-h2.asadmin" \
+  --postbootcommandfile "$home/postboot.asadmin" \
   --deploy "$war" > >(rotate) 2>&1 &
 pid=$!
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
@@ -80,6 +95,8 @@ Cyclium is running: node $(curl -fsS -u "admin:$CYCLIUM_ADMIN_PASSWORD" "$self")
   Console:  http://$CYCLIUM_BIND_ADDRESS:$port/cyclium/
   Log in:   user admin, password $login
   API:      curl -u admin:... http://$CYCLIUM_BIND_ADDRESS:$port/cyclium/api/nodes  (HTTP Basic, same user)
+  Metrics:  curl -k -u metrics:$metrics_password https://$CYCLIUM_BIND_ADDRESS:$ssl_port/metrics  (HTTPS only; kept in $home/metrics-password)
+  Security: docs/security-hardening.md (what is open, what is protected, what to set before production)
   Data:     H2 file database $CYCLIUM_H2_FILE.mv.db
 Press Ctrl-C to stop (the node drains its episodes first).
 MSG

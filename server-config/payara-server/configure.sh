@@ -8,6 +8,9 @@
 #                         CYCLIUM_DB_PASSWORD (may be empty, must be set)
 #   CYCLIUM_PROPERTIES    optional file of cyclium.* key=value lines, stored as domain-level
 #                         MicroProfile Config properties (no secrets: they land in domain.xml)
+#   CYCLIUM_METRICS_PASSWORD_FILE  optional: a file holding AS_ADMIN_USERPASSWORD=<password>; /metrics
+#                         is then served over HTTPS only, to the file-realm user "metrics"
+#                         (docs/security-hardening.md). Without it /metrics stays open.
 # Pools validate a connection at most once a minute (not on every checkout: that is a round trip
 # per transaction) and are emptied when the database says a connection is dead.
 set -euo pipefail
@@ -59,6 +62,17 @@ remote ping-connection-pool cyclium-pool
 # at the first job. Not on MariaDB: Payara's batch runtime does not support it (see that file).
 if [ "$CYCLIUM_DB" != mariadb ]; then
   remote multimode --file "$here/batch-repository.asadmin"
+fi
+
+# Payara's own /openapi documents every resource and parameter of the API to anyone: off (403).
+# The application serves its own document at /cyclium/api/openapi to logged-in callers.
+remote set-openapi-configuration --enabled=false
+# /metrics names every actor, expectation, workflow and event type. With security enabled Payara
+# serves it over HTTPS only (plain HTTP: 403), to users of its file realm in the group below.
+if [ -n "${CYCLIUM_METRICS_PASSWORD_FILE:-}" ]; then
+  [ -f "$CYCLIUM_METRICS_PASSWORD_FILE" ] || fail "CYCLIUM_METRICS_PASSWORD_FILE=$CYCLIUM_METRICS_PASSWORD_FILE is not a file"
+  remote set-metrics-configuration --securityenabled=true --roles=cyclium-metrics
+  remote --passwordfile "$CYCLIUM_METRICS_PASSWORD_FILE" create-file-user --groups cyclium-metrics metrics
 fi
 
 if [ -n "${CYCLIUM_PROPERTIES:-}" ]; then

@@ -8,9 +8,11 @@ import io.cyclium.store.DatabaseVendor;
 import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +33,12 @@ import org.flywaydb.core.api.MigrationVersion;
  * sending work before the node stops taking it. Live: the heartbeat began a tick within five
  * intervals (a stuck heartbeat means this node's leases lapse and it cannot notice); it does not
  * touch the database, so a database outage makes nodes unready, not restarted.
+ *
+ * <p>The database part of readiness is asked at most once per {@link #DATABASE_ANSWER_TTL} on the
+ * injected clock ({@link RecentAnswer}): the probe is open to anyone, and a caller polling it must
+ * not be able to keep the shared pool busy. The draining check is read on every call, so a node
+ * reports not-ready the moment its drain begins. Who may see the details (the node's name, the
+ * schema version) is the caller's business: {@link Report#withoutDetails()} is the anonymous view.
  */
 @ApplicationScoped
 public class NodeHealth {
@@ -48,7 +56,15 @@ public class NodeHealth {
         public Report {
             checks = List.copyOf(checks);
         }
+
+        /** The same answer with each check's name and result only: nothing that names this node, its schema or its database. */
+        public Report withoutDetails() {
+            return new Report(up, checks.stream().map(c -> new Check(c.name(), c.up(), null)).toList());
+        }
     }
+
+    /** How long one answer of the database checks is given again. */
+    static final Duration DATABASE_ANSWER_TTL = Duration.ofSeconds(1);
 
     @Inject
     CycliumConfig config;
@@ -71,12 +87,29 @@ public class NodeHealth {
     @Resource(lookup = SchemaMigrator.DATASOURCE)
     DataSource dataSource;
 
+    @Inject
+    Clock clock;
+
     private volatile MigrationVersion shipped;
+
+    private RecentAnswer<List<Check>> databaseChecks;
+
+    @PostConstruct
+    void init() {
+        databaseChecks = new RecentAnswer<>(clock, DATABASE_ANSWER_TTL, this::askDatabase);
+    }
 
     public Report readiness() {
         List<Check> checks = new ArrayList<>();
         checks.add(host.draining() ? new Check("not-draining", false, "draining: stopping, takes no new work")
                 : new Check("not-draining", true, "taking work"));
+        checks.addAll(databaseChecks.get());
+        return new Report(checks.stream().allMatch(Check::up), checks);
+    }
+
+    /** The database, the schema version and this node's row: one transaction, two queries. */
+    private List<Check> askDatabase() {
+        List<Check> checks = new ArrayList<>();
         try {
             Object[] row = tx.inNewTransaction(em -> {
                 // Flyway quotes the names it creates: on H2 they are lower case and must be quoted too
@@ -102,7 +135,7 @@ public class NodeHealth {
             LOG.log(Level.FINE, "Readiness: the database did not answer", e);
             checks.add(new Check("database", false, "unreachable: " + e.getClass().getSimpleName()));
         }
-        return new Report(checks.stream().allMatch(Check::up), checks);
+        return checks;
     }
 
     public Report liveness() {

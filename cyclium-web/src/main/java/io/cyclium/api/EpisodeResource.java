@@ -41,7 +41,7 @@ public class EpisodeResource {
     }
 
     @POST
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public Response start(String body) {
         JsonObject o = JsonBodies.object(body);
         String actor = JsonBodies.requiredName(o, "actor");
@@ -110,14 +110,14 @@ public class EpisodeResource {
 
     @POST
     @Path("{id}/approve")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public EpisodeView approve(@PathParam("id") String id, String body) {
         return episodes.approve(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash"));
     }
 
     @POST
     @Path("{id}/resolve-wait")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public EpisodeView resolveWait(@PathParam("id") String id, String body) {
         JsonObject o = JsonBodies.object(body);
         return episodes.resolveWait(id, JsonBodies.optionalString(o, "reference"),
@@ -126,7 +126,7 @@ public class EpisodeResource {
 
     @POST
     @Path("{id}/deny")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public EpisodeView deny(@PathParam("id") String id, String body) {
         return episodes.deny(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash"));
     }

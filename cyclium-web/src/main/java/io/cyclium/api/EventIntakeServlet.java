@@ -60,7 +60,8 @@ import java.time.Duration;
  * listener, JSON-B through the writer interceptors) took about a third of a request thread's
  * samples in a profile on Payara, three times what this method and everything it calls took. The
  * answers are the JAX-RS resources' own: the same JSON-B defaults for bodies, {@link ApiErrors}
- * for failures, the same security constraints (they are by URL), and a JSON 405 for any other
+ * for failures, the same security constraints and request guard (both are by URL: a body must be
+ * JSON, a change from another origin is refused, see ApiRequestGuard), and a JSON 405 for any other
  * method. An exact mapping wins over the JAX-RS application's {@code /api/*}; paths below
  * {@code /api/events/} stay Jersey's (404).
  */

@@ -8,15 +8,19 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 import java.util.Map;
 
 /**
  * Open to anyone (web.xml). Without a probe: the application is deployed and answering, nothing
  * more. {@code ?probe=ready} / {@code ?probe=live}: the same checks as MicroProfile Health's
  * {@code /health/ready} and {@code /health/live}, for servers without it — 200 when up, 503 when
- * down, with each check's name and status.
+ * down, with each check's name and status; a caller with credentials (HTTP Basic, either role)
+ * also gets each check's detail, which names the node and the schema version. The database part
+ * of readiness is asked at most once a second however often the probe is called (NodeHealth).
  */
 @Path("health")
 @RequestScoped
@@ -30,6 +34,9 @@ public class HealthResource {
     @Inject
     NodeHealth health;
 
+    @Context
+    SecurityContext caller;
+
     @GET
     public Response health(@QueryParam("probe") String probe) {
         if (probe == null || probe.isBlank()) {
@@ -41,6 +48,9 @@ public class HealthResource {
             default -> throw Problem.invalid("probe", "probe must be ready or live (or absent), was \""
                     + (probe.length() > 20 ? probe.substring(0, 20) + "…" : probe) + "\"");
         };
+        if (caller.getUserPrincipal() == null) {
+            report = report.withoutDetails();
+        }
         return Response.status(report.up() ? 200 : 503).entity(new ProbeAnswer(report.up() ? "up" : "down", report.checks())).build();
     }
 }

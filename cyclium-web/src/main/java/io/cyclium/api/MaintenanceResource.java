@@ -4,7 +4,6 @@ import io.cyclium.retention.RetentionOperations;
 import io.cyclium.retention.RetentionQueries;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -40,7 +39,6 @@ public class MaintenanceResource {
 
     @POST
     @Path("retention")
-    @Consumes(MediaType.WILDCARD)
     public Response runNow() {
         String user = security.getUserPrincipal() == null ? null : security.getUserPrincipal().getName();
         return Response.status(Response.Status.ACCEPTED).entity(retention.runNow(user)).build();

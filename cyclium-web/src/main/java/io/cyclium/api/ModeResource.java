@@ -37,7 +37,7 @@ public class ModeResource {
     }
 
     @PUT
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public NodeModes.Status setNode(String body) {
         modes.setNodeMode(mode(body));
         return modes.status();
@@ -45,7 +45,7 @@ public class ModeResource {
 
     @PUT
     @Path("actors/{actor}")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public NodeModes.Status setActor(@PathParam("actor") String actor, String body) {
         NodeMode mode = mode(body);
         knownActor(actor);

@@ -32,7 +32,7 @@ public class RecoveryResource {
 
     @POST
     @Path("sweep")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public SweepReport sweepNow(String body) {
         JsonObject o = body == null || body.isBlank() ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
         String stack = o.containsKey("stack") ? JsonBodies.optionalString(o, "stack") : config.stackSlug();

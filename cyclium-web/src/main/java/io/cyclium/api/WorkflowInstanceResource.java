@@ -7,7 +7,6 @@ import io.cyclium.workflow.WorkflowQueries;
 import io.cyclium.workflow.Workflows;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -85,28 +84,24 @@ public class WorkflowInstanceResource {
 
     @POST
     @Path("{id}/cancel")
-    @Consumes(MediaType.WILDCARD)
     public InstanceDetail cancel(@PathParam("id") String id) {
         return workflows.cancel(id, caller());
     }
 
     @POST
     @Path("{id}/resume")
-    @Consumes(MediaType.WILDCARD)
     public InstanceDetail resume(@PathParam("id") String id) {
         return workflows.resume(id, caller());
     }
 
     @POST
     @Path("{id}/steps/{step}/retry")
-    @Consumes(MediaType.WILDCARD)
     public InstanceDetail retry(@PathParam("id") String id, @PathParam("step") String step) {
         return workflows.retryStep(id, step, caller());
     }
 
     @POST
     @Path("{id}/steps/{step}/approve")
-    @Consumes(MediaType.WILDCARD)
     public InstanceDetail approve(@PathParam("id") String id, @PathParam("step") String step) {
         return workflows.approve(id, step, caller());
     }

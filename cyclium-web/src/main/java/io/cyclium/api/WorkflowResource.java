@@ -51,28 +51,26 @@ public class WorkflowResource {
 
     @PUT
     @Path("{id}")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public WorkflowView put(@PathParam("id") String id, String body) {
         return workflows.put(id, JsonBodies.object(body));
     }
 
     @POST
     @Path("{id}/enable")
-    @Consumes(MediaType.WILDCARD)
     public WorkflowView enable(@PathParam("id") String id) {
         return workflows.setEnabled(id, true);
     }
 
     @POST
     @Path("{id}/disable")
-    @Consumes(MediaType.WILDCARD)
     public WorkflowView disable(@PathParam("id") String id) {
         return workflows.setEnabled(id, false);
     }
 
     @POST
     @Path("{id}/instances")
-    @Consumes(MediaType.WILDCARD)
+    @Consumes(MediaType.APPLICATION_JSON)
     public Response start(@PathParam("id") String id, String body) {
         JsonObject o = body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
         String outcome = JsonBodies.optionalString(o, "outcome");

@@ -172,6 +172,158 @@ class ConsoleSecurityIT implements ApiProbes {
         assertThat(page.body()).contains("arquillian-node-1");
     }
 
+    // ---- cross-site requests, refusals in JSON, what anonymous callers learn (issue 33) --------
+
+    /** A form login in a cookie-keeping client, as a browser does it: the client, holding the session cookie. */
+    private HttpClient loggedInBrowser() throws Exception {
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        URI login = URI.create(base.toString()).resolve("login.xhtml");
+        HttpResponse<String> form = browser.send(HttpRequest.newBuilder(login).GET().build(), HttpResponse.BodyHandlers.ofString());
+        Matcher state = VIEW_STATE.matcher(form.body());
+        assertThat(state.find()).isTrue();
+        HttpResponse<String> page = browser.send(post(login, state.group(1), "admin", ConsoleUsers.adminPassword()),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.uri().getPath()).endsWith("/index.xhtml");
+        return browser;
+    }
+
+    private static void assertJsonRefusal(HttpResponse<String> r, int status) {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).contains("application/json"));
+        jakarta.json.JsonObject error = ApiCalls.json(r).asJsonObject();
+        assertThat(error.getInt("status")).isEqualTo(status);
+        assertThat(error.getString("error")).isNotBlank();
+        assertThat(r.body()).doesNotContainIgnoringCase("payara").doesNotContain("<html");
+    }
+
+    @Test
+    void the_console_session_cookie_alone_opens_no_api_call_and_a_cross_site_form_post_is_refused() throws Exception {
+        HttpClient browser = loggedInBrowser();
+        // the session is good for pages...
+        assertThat(browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("index.xhtml")).build(),
+                HttpResponse.BodyHandlers.ofString()).body()).contains("arquillian-node-1");
+        // ...but not for the API, not even for a read
+        assertJsonRefusal(browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/nodes")).build(),
+                HttpResponse.BodyHandlers.ofString()), 401);
+        // what a form on another site sends: text/plain holding JSON, the cookie, a foreign Origin, no Authorization
+        String type = "it.csrf-" + java.util.UUID.randomUUID();
+        HttpResponse<String> forged = browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/events"))
+                .header("Content-Type", "text/plain").header("Origin", "http://evil.example")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"" + type + "\",\"pad\":\"=\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(forged.statusCode()).as(forged.body()).isIn(401, 403);
+        assertJsonRefusal(forged, forged.statusCode());
+        assertThat(forged.body()).doesNotContain(type);
+    }
+
+    @Test
+    void a_change_from_another_origin_is_refused_even_with_credentials() throws Exception {
+        HttpResponse<String> foreign = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/events"))
+                .header("Content-Type", "application/json").header("Authorization", ConsoleUsers.admin())
+                .header("Origin", "http://evil.example")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"it.nobody\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertJsonRefusal(foreign, 403);
+        assertThat(ApiCalls.json(foreign).asJsonObject().getString("error")).contains("evil.example");
+        HttpResponse<String> nullOrigin = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/mode"))
+                .header("Content-Type", "application/json").header("Authorization", ConsoleUsers.admin()).header("Origin", "null")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"mode\":\"disabled\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertJsonRefusal(nullOrigin, 403);
+        assertThat(send("GET", "api/mode", ConsoleUsers.admin(), null).body()).contains("\"full\"");
+        // a read from another origin is not a change; the same change from this origin goes through
+        HttpResponse<String> read = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/mode"))
+                .header("Authorization", ConsoleUsers.admin()).header("Origin", "http://evil.example").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(read.statusCode()).isEqualTo(200);
+        String own = base.getProtocol() + "://" + base.getHost() + ":" + base.getPort();
+        HttpResponse<String> same = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/events"))
+                .header("Content-Type", "application/json").header("Authorization", ConsoleUsers.admin()).header("Origin", own)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"it.nobody\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(same.statusCode()).as(same.body()).isEqualTo(202);
+    }
+
+    @Test
+    void a_body_that_is_not_json_is_a_json_415_on_every_kind_of_endpoint() throws Exception {
+        // the event intake servlet, a JAX-RS resource with a body, and one without
+        String[][] calls = {{"POST", "api/events"}, {"PUT", "api/mode"}, {"POST", "api/recovery/sweep"},
+            {"POST", "api/maintenance/retention"}};
+        for (String contentType : new String[] {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"}) {
+            for (String[] call : calls) {
+                HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(call[1]))
+                        .header("Content-Type", contentType).header("Authorization", ConsoleUsers.admin())
+                        .method(call[0], HttpRequest.BodyPublishers.ofString("{\"type\":\"it.nobody\",\"mode\":\"disabled\"}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as(call[0] + " " + call[1] + " as " + contentType + ": " + r.body()).isEqualTo(415);
+                assertJsonRefusal(r, 415);
+            }
+        }
+        // a body without any Content-Type is not JSON either
+        HttpResponse<String> untyped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/events"))
+                .header("Authorization", ConsoleUsers.admin()).POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"it.nobody\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertJsonRefusal(untyped, 415);
+        assertThat(send("GET", "api/mode", ConsoleUsers.admin(), null).body()).contains("\"full\"");
+        // an operation without a body still needs no Content-Type (the command-line client sends none)
+        HttpResponse<String> bare = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/recovery/sweep"))
+                .header("Authorization", ConsoleUsers.admin()).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(bare.statusCode()).as(bare.body()).isEqualTo(200);
+    }
+
+    @Test
+    void a_401_and_a_403_from_the_api_are_the_apis_json_error_body() throws Exception {
+        HttpResponse<String> anonymous = send("GET", "api/episodes", null, null);
+        assertJsonRefusal(anonymous, 401);
+        assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
+        assertJsonRefusal(send("POST", "api/events", ConsoleUsers.basic("admin", "not-the-password"), "{}"), 401);
+        assertJsonRefusal(send("PUT", "api/mode", ConsoleUsers.viewer(), "{\"mode\":\"disabled\"}"), 403);
+        assertJsonRefusal(send("POST", "api/events", ConsoleUsers.viewer(), "{\"type\":\"it.nobody\"}"), 403);
+    }
+
+    @Test
+    void anonymous_readiness_says_up_or_down_per_check_without_naming_the_node_or_the_schema() throws Exception {
+        HttpResponse<String> anonymous = send("GET", "api/health?probe=ready", null, null);
+        assertThat(anonymous.statusCode()).as(anonymous.body()).isEqualTo(200);
+        assertThat(anonymous.body()).contains("\"status\":\"up\"").contains("node-registered")
+                .doesNotContain("arquillian-node-1").doesNotContain("reachable").doesNotContainPattern("at [0-9]");
+        HttpResponse<String> mp = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("/health/ready")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(mp.statusCode()).as(mp.body()).isEqualTo(200);
+        assertThat(mp.body()).contains("cyclium-ready").doesNotContain("arquillian-node-1").doesNotContainPattern("at [0-9]");
+        // a caller with credentials still sees which node answered and at which schema version
+        HttpResponse<String> viewer = send("GET", "api/health?probe=ready", ConsoleUsers.viewer(), null);
+        assertThat(viewer.body()).contains("arquillian-node-1").containsPattern("at [0-9]");
+        // the console's session does not count as credentials here either
+        HttpResponse<String> session = loggedInBrowser().send(HttpRequest.newBuilder(URI.create(base.toString())
+                .resolve("api/health?probe=ready")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(session.body()).doesNotContain("arquillian-node-1");
+    }
+
+    @Test
+    void payaras_own_openapi_document_is_switched_off_and_the_applications_needs_a_login() throws Exception {
+        HttpResponse<String> payaras = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString())
+                .resolve("/openapi")).build(), HttpResponse.BodyHandlers.ofString());
+        // 403 is what Payara answers when the service is disabled (a 404 would only mean "not built yet")
+        assertThat(payaras.statusCode()).as("GET /openapi, %d characters", payaras.body().length()).isEqualTo(403);
+        assertThat(payaras.body()).doesNotContain("/episodes");
+        assertJsonRefusal(send("GET", "api/openapi", null, null), 401);
+    }
+
+    @Test
+    void the_session_cookie_is_http_only_and_same_site_strict_and_pages_carry_the_security_headers() throws Exception {
+        HttpResponse<String> login = send("GET", "login.xhtml", null, null);
+        String cookie = login.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("JSESSIONID=")).findFirst()
+                .orElseThrow(() -> new AssertionError("no session cookie: " + login.headers().map()));
+        assertThat(cookie).containsIgnoringCase("HttpOnly").containsIgnoringCase("SameSite=Strict");
+        assertThat(login.body()).doesNotContain(";jsessionid=");
+        for (HttpResponse<String> r : java.util.List.of(login, send("GET", "index.xhtml", ConsoleUsers.viewer(), null),
+                send("GET", "api/episodes", ConsoleUsers.viewer(), null))) {
+            assertThat(r.headers().firstValue("Content-Security-Policy")).as(r.uri().toString())
+                    .hasValueSatisfying(v -> assertThat(v).contains("frame-ancestors 'none'").contains("default-src 'self'")
+                            .contains("object-src 'none'"));
+            assertThat(r.headers().firstValue("X-Content-Type-Options")).as(r.uri().toString()).hasValue("nosniff");
+            assertThat(r.headers().firstValue("Referrer-Policy")).as(r.uri().toString()).hasValue("same-origin");
+        }
+    }
+
     private static HttpRequest post(URI login, String viewState, String user, String password) {
         return post(login, viewState, user, password, "");
     }

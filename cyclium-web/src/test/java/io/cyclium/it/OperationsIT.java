@@ -340,7 +340,9 @@ class OperationsIT {
     void readiness_and_liveness_are_up_on_microprofile_health_and_on_the_api() throws Exception {
         HttpResponse<String> ready = HTTP.send(HttpRequest.newBuilder(server("health/ready")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
-        assertThat(ready.body()).contains("cyclium-ready").contains("UP: reachable").contains("not-draining");
+        // open to anyone: each check's result, not its detail (the node's name, the schema version)
+        assertThat(ready.body()).contains("cyclium-ready").containsPattern("\"database\"\\s*:\\s*\"UP\"").contains("not-draining")
+                .doesNotContain("reachable");
         HttpResponse<String> live = HTTP.send(HttpRequest.newBuilder(server("health/live")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(live.statusCode()).as(live.body()).isEqualTo(200);
         // the first heartbeat tick comes a third of a lease after boot: before it, the probe counts from boot

@@ -125,6 +125,27 @@ class QuickstartLoginIT {
     }
 
     @Test
+    void the_quick_start_serves_metrics_over_https_to_a_generated_metrics_user_only() throws Exception {
+        Path home = temp.resolve("home");
+        Start start = quickstart(home, Map.of());
+        Path kept = home.resolve("metrics-password");
+        String password = Files.readString(kept).trim();
+        assertThat(password).matches("[A-Za-z0-9]{16,}");
+        assertThat(Files.getPosixFilePermissions(kept)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        Matcher line = Pattern.compile("Metrics: +curl -k -u metrics:(\\S+) https://127\\.0\\.0\\.1:(\\d+)/metrics").matcher(start.output());
+        assertThat(line.find()).as("the metrics line in:\n" + start.output()).isTrue();
+        assertThat(line.group(1)).isEqualTo(password);
+        // the post-boot file the node gets: the database's pool, then Payara's metrics security and the user
+        String postBoot = Files.readString(home.resolve("postboot.asadmin"));
+        assertThat(postBoot).contains("create-jdbc-resource --connectionpoolid=cyclium-pool jdbc/cyclium")
+                .contains("set-metrics-configuration --securityenabled=true --roles=cyclium-metrics")
+                .contains("create-file-user --groups=cyclium-metrics --passwordfile=${ENV=CYCLIUM_METRICS_PASSWORD_FILE} metrics");
+        Path passwordFile = home.resolve("metrics-password.asadmin");
+        assertThat(Files.readString(passwordFile)).isEqualTo("AS_ADMIN_USERPASSWORD=" + password + "\n");
+        assertThat(Files.getPosixFilePermissions(passwordFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    }
+
+    @Test
     void a_second_start_reuses_the_kept_password_and_another_home_gets_another() throws Exception {
         Path home = temp.resolve("home");
         String first = quickstart(home, Map.of()).passwordGivenToJava();

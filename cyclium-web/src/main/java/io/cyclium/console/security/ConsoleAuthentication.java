@@ -28,10 +28,18 @@ import javax.security.auth.callback.UnsupportedCallbackException;
  *
  * <p>Only the form login registers a session. There is no {@code @AutoApplySession}: it would
  * register one for every successful Basic request as well, so each API call would leave a new
- * HTTP session behind. Instead the form branch asks for a session itself, and a request whose
+ * HTTP session behind. Instead the form branch asks for a session itself, and a page request whose
  * session already carries a caller is let through as that caller (what the interceptor did).
  * A page asked for without a session goes to the login page with {@code next=} naming it, so a
  * pasted link opens after the login.
+ *
+ * <p>The API never takes the session: a browser attaches the session cookie to a request any other
+ * site makes it send (a form posted to {@code /api/events}), so a cookie proves nothing about who
+ * wrote the request. The console never calls the API itself (its actions are Faces post-backs,
+ * guarded by the server-side view state), so there is no console token to accept instead: an API
+ * request without an {@code Authorization} header is a 401, session or not, answered in the API's
+ * JSON error body. A change sent from another origin is a 403 before any of this
+ * ({@link ApiRequestGuard#isCrossOriginChange}).
  */
 @ApplicationScoped
 public class ConsoleAuthentication implements HttpAuthenticationMechanism {
@@ -44,6 +52,15 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
                                                 HttpMessageContext context) {
+        if (isApi(request) && ApiRequestGuard.isCrossOriginChange(request)) {
+            // before any challenge: a 401 would make the browser show a login prompt on the other site's page
+            try {
+                ApiRequestGuard.refuseCrossOrigin(request, response);
+            } catch (IOException callerGone) {
+                // nothing more to tell it: refused either way
+            }
+            return AuthenticationStatus.SEND_FAILURE;
+        }
         Credential fromForm = context.getAuthParameters().getCredential();
         if (fromForm != null) {
             CredentialValidationResult result = identities.validate(fromForm);
@@ -53,7 +70,7 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             return context.notifyContainerAboutLogin(result);
         }
         Principal fromSession = request.getUserPrincipal();
-        if (fromSession != null) {
+        if (fromSession != null && !isApi(request)) {
             return continueSession(fromSession, context);
         }
         String header = request.getHeader("Authorization");
@@ -62,12 +79,12 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             UsernamePasswordCredential basic = basic(header.substring(6).trim());
             CredentialValidationResult result = basic == null ? CredentialValidationResult.INVALID_RESULT : identities.validate(basic);
             return result.getStatus() == CredentialValidationResult.Status.VALID
-                    ? context.notifyContainerAboutLogin(result) : challenge(response, context);
+                    ? context.notifyContainerAboutLogin(result) : challenge(response, context, ApiRefusals.WRONG_CREDENTIALS);
         }
         if (!context.isProtected()) {
             return context.doNothing();
         }
-        return isApi(request) ? challenge(response, context) : context.redirect(loginUrl(request));
+        return isApi(request) ? challenge(response, context, ApiRefusals.UNAUTHORIZED) : context.redirect(loginUrl(request));
     }
 
     /** The caller the container restored from the session registered at the form login. */
@@ -93,12 +110,23 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     }
 
     private static boolean isApi(HttpServletRequest request) {
-        return request.getRequestURI().startsWith(request.getContextPath() + "/api/");
+        return ApiRefusals.isApi(request);
     }
 
-    private static AuthenticationStatus challenge(HttpServletResponse response, HttpMessageContext context) {
+    /**
+     * 401 with a Basic challenge and the API's JSON error body, written here and committed: the
+     * container's own 401 page is HTML, and a committed response is left as it is when the
+     * mechanism reports the failure.
+     */
+    private static AuthenticationStatus challenge(HttpServletResponse response, HttpMessageContext context, String why) {
         response.setHeader("WWW-Authenticate", "Basic realm=\"cyclium\", charset=\"UTF-8\"");
-        return context.responseUnauthorized();
+        try {
+            ApiRefusals.write(response, HttpServletResponse.SC_UNAUTHORIZED, why);
+        } catch (IOException e) {
+            // the caller went away: the status is all it would have read
+            return context.responseUnauthorized();
+        }
+        return AuthenticationStatus.SEND_FAILURE;
     }
 
     /** {@code user:password} from a Basic header, or null when it is not one. */

@@ -101,15 +101,37 @@ class ConsoleBrowserIT {
                 "--user-data-dir=" + Files.createTempDirectory(Files.createDirectories(PROFILES), testName).toAbsolutePath());
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new java.io.File("/usr/bin/chromedriver")).build();
-        browser = new ChromeDriver(service, options);
+        ChromeDriver chrome = new ChromeDriver(service, options);
+        // every page this tab opens records what its Content-Security-Policy blocked (closeBrowser reads it)
+        chrome.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", java.util.Map.of("source", CSP_RECORDER));
+        browser = chrome;
     }
+
+    /** Keeps each CSP violation in the origin's sessionStorage, so it survives the page that caused it. */
+    private static final String CSP_RECORDER = "document.addEventListener('securitypolicyviolation', function (e) {"
+            + " try { var all = JSON.parse(sessionStorage.getItem('cycliumCsp') || '[]');"
+            + " all.push(e.effectiveDirective + ' blocked ' + e.blockedURI + ' in ' + e.documentURI + ' at ' + e.sourceFile + ':' + e.lineNumber);"
+            + " sessionStorage.setItem('cycliumCsp', JSON.stringify(all)); } catch (ignored) {} });";
 
     @AfterEach
     void closeBrowser() {
         if (browser != null) {
             shot("last");
-            browser.quit();
+            try {
+                assertNoContentSecurityPolicyViolations();
+            } finally {
+                browser.quit();
+            }
         }
+    }
+
+    /** The console under its own policy: nothing it needs (scripts, styles, the websocket, charts) was blocked. */
+    private void assertNoContentSecurityPolicyViolations() {
+        if (!browser.getCurrentUrl().startsWith(base())) {
+            browser.get(base() + "login.xhtml"); // back to the console's origin, whose sessionStorage holds the record
+        }
+        Object recorded = ((JavascriptExecutor) browser).executeScript("return sessionStorage.getItem('cycliumCsp') || '[]'");
+        assertThat(String.valueOf(recorded)).as("Content-Security-Policy violations on the console's pages").isEqualTo("[]");
     }
 
     // ---- scenarios ----------------------------------------------------------------------
@@ -318,7 +340,8 @@ class ConsoleBrowserIT {
 
         HttpResponse<String> api = withBrowserSession(HttpRequest.newBuilder(URI.create(node.api() + "/mode"))
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{\"mode\":\"disabled\"}")));
-        assertThat(api.statusCode()).isEqualTo(403);
+        // the API does not take the console's session at all (issue 33): no credentials, whatever the role
+        assertThat(api.statusCode()).isEqualTo(401);
         assertThat(node.get("/mode").jsonObject().getString("nodeMode")).isEqualTo("full");
         assertThat(node.get("/episodes/" + id).jsonObject().getJsonObject("episode").getString("status")).isEqualTo("blocked");
     }
@@ -522,6 +545,57 @@ class ConsoleBrowserIT {
         }
         // the console's form login does keep a session
         assertThat(formLogin("admin", adminPassword())).contains("JSESSIONID");
+    }
+
+    @Test
+    void a_page_on_another_origin_cannot_make_a_logged_in_browser_post_an_event_and_the_console_still_works() throws Exception {
+        logIn("admin", adminPassword());
+        String marker = "csrf-" + UUID.randomUUID();
+        // text/plain sends "name=value": the name opens the JSON, the value closes it; the browser
+        // adds the session cookie (another port of 127.0.0.1 is the same site, so SameSite lets it go)
+        String opening = "{\"type\":\"resource.updated\",\"id\":\"" + marker + "\",\"payload\":{\"resource\":\"" + marker + "\",\"pad\":\"";
+        String page = "<!DOCTYPE html><html><head><title>You won</title></head><body>"
+                + "<form id='prize' method='post' enctype='text/plain' action='" + base() + "api/events'>"
+                + "<input type='hidden' name='" + opening + "' value='\"}}'></form>"
+                + "<script>document.getElementById('prize').submit();</script></body></html>";
+        com.sun.net.httpserver.HttpServer otherSite = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        otherSite.createContext("/", exchange -> {
+            byte[] body = page.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+            exchange.sendResponseHeaders(200, body.length);
+            try (var out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        otherSite.start();
+        try {
+            browser.get("http://127.0.0.1:" + otherSite.getAddress().getPort() + "/prize.html");
+            // the form went: the tab now shows the API's answer to it
+            await(d -> d.getCurrentUrl().startsWith(base() + "api/events"));
+            await(d -> !d.findElements(By.tagName("body")).isEmpty() && d.findElement(By.tagName("body")).getText().contains("{"));
+            String answer = browser.findElement(By.tagName("body")).getText();
+            shot("cross-site-answer");
+            assertThat(answer).as("the API's answer to the cross-site form").containsPattern("\"status\":\\s*40[13]")
+                    .doesNotContain("matched");
+        } finally {
+            otherSite.stop(0);
+        }
+        // nothing was stored: no episode carries the event's id (an accepted event's episodes are committed before the 202)
+        assertThat(cluster.database().query("SELECT id FROM cyclium_episodes WHERE trigger_ref LIKE ?", "%" + marker + "%"))
+                .as("episodes started by the cross-site event").isEmpty();
+        assertThat(node.get("/episodes?actor=resource_monitor&limit=500").body()).doesNotContain(marker);
+
+        // the console in the same browser, same session, still works under its headers
+        browser.get(base() + "index.xhtml");
+        await(d -> d.findElement(By.id("dashboard:nodes")).getText().contains("console-1"));
+        assertThat(text("session:user")).isEqualTo("admin");
+
+        // the browser enforces the policy, and closeBrowser's record sees it: an image from elsewhere is blocked
+        JavascriptExecutor console = (JavascriptExecutor) browser;
+        console.executeScript("var i = document.createElement('img'); i.src = 'http://127.0.0.1:9/elsewhere.png'; document.body.appendChild(i);");
+        await(d -> String.valueOf(console.executeScript("return sessionStorage.getItem('cycliumCsp') || ''")).contains("img-src"));
+        console.executeScript("sessionStorage.removeItem('cycliumCsp')");
     }
 
     // ---- helpers ------------------------------------------------------------------------
