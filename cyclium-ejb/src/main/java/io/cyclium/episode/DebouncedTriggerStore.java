@@ -3,6 +3,7 @@ package io.cyclium.episode;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
+import io.cyclium.store.UniqueInsert;
 import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -50,9 +51,30 @@ public class DebouncedTriggerStore {
                                 + " window_ms = VALUES(window_ms), fire_at = VALUES(fire_at), version = version + 1,"
                                 + " updated_at = VALUES(updated_at)");
             }
-            // the standard MERGE; on SQL Server HOLDLOCK keeps two merges of one new subject from both inserting
-            case H2, SQLSERVER -> {
-                sql.sql("MERGE INTO " + TABLE + (vendor == DatabaseVendor.SQLSERVER ? " WITH (HOLDLOCK)" : "")
+            // H2's MERGE is no atomic upsert: two merges of one new subject both found no row and both
+            // inserted, one failing on the key (seen in DebounceDispatchTest). Update first; if there
+            // was no row, insert, a taken key being an answer; then the row is there to update.
+            case H2 -> {
+                for (int attempt = 0; attempt < 3; attempt++) {
+                    NativeSql update = new NativeSql().sql("UPDATE " + TABLE + " SET trigger_ref = ").value(t.trigger().toJson().toString())
+                            .sql(", dedupe_key = ").value(t.dedupeKey()).sql(", window_ms = ").value(window)
+                            .sql(", fire_at = ").around(window, this::fireAt).sql(", version = version + 1, updated_at = " + now
+                                    + " WHERE id = ").value(t.id());
+                    if (update.executeUpdate(em) == 1) {
+                        return;
+                    }
+                    NativeSql insert = new NativeSql().sql("INSERT INTO " + TABLE + " " + columns + " VALUES (");
+                    values(insert, t, window);
+                    insert.sql(", 1, ").around(window, this::fireAt).sql(", " + now + ", " + now + ")");
+                    if (UniqueInsert.insertNaturalKey(em, vendor, insert)) {
+                        return;
+                    }
+                }
+                throw new IllegalStateException("debounced trigger " + t.id() + " could be neither inserted nor updated");
+            }
+            // the standard MERGE; HOLDLOCK keeps two merges of one new subject from both inserting
+            case SQLSERVER -> {
+                sql.sql("MERGE INTO " + TABLE + " WITH (HOLDLOCK)"
                         + " t USING (VALUES (");
                 values(sql, t, window);
                 sql.sql(")) AS s (id, actor_id, expectation_id, subject, source_stack, source_env, trigger_ref, dedupe_key,"
