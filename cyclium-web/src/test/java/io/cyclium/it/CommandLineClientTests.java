@@ -196,6 +196,7 @@ interface CommandLineClientTests {
     default void the_client_runs_a_recovery_sweep_for_one_env(@ArquillianResource URL base) throws Exception {
         String env = "cli-" + UUID.randomUUID().toString().substring(0, 8);
         String orphan = ProbeRows.episode("it_actor", "echo", "running", env, 600);
+        ProbeRows.step(orphan, 1, "observation", 600); // it ran a step: its policy (fail) decides
         Run swept = succeeded(cyclium(base, "sweep", "--env", env));
         JsonObject report = json(swept.out()).asJsonObject();
         assertThat(report.getString("env")).isEqualTo(env);

@@ -673,7 +673,15 @@ class EpisodesIT implements CommandLineClientTests {
         sweep.sweep(SweepScope.of(null, null));
         EpisodeView e = awaitStatus(id, "failed");
         assertThat(e.errorClass()).isEqualTo("orphaned");
-        assertThat(kinds(episodes.detail(id))).containsExactly("episode_failed");
+        assertThat(kinds(episodes.detail(id))).containsExactly("observation", "episode_failed");
+    }
+
+    @Test
+    void a_stale_orphan_that_never_ran_a_step_is_restarted_whatever_its_policy() {
+        String id = Orphans.insertNeverRan(tx, schema.vendor(), "echo", 1, 3, null, 600, null);
+        sweep.sweep(SweepScope.of(null, null));
+        EpisodeView done = awaitStatus(id, "done");
+        assertThat(done.attempts()).as("the restart spent an attempt").isEqualTo(2);
     }
 
     @Test
@@ -687,8 +695,9 @@ class EpisodesIT implements CommandLineClientTests {
         EpisodeView done = awaitStatus(id, "done");
         assertThat(done.errorClass()).isNull();
         EpisodeDetail detail = episodes.detail(id);
-        assertThat(kinds(detail)).containsExactly("episode_failed", "restarted", "resumed", "observation", "episode_completed");
-        assertThat(detail.steps().get(1).detail()).contains("it-operator").contains("\"previousError\":\"orphaned\"");
+        assertThat(kinds(detail)).containsExactly("observation", "episode_failed", "restarted", "resumed", "observation",
+                "episode_completed");
+        assertThat(detail.steps().get(2).detail()).contains("it-operator").contains("\"previousError\":\"orphaned\"");
         assertThatThrownBy(() -> episodes.restart(id, "it-operator")).isInstanceOf(Problem.class)
                 .hasMessageContaining("only a failed or canceled episode can be restarted");
     }
@@ -745,7 +754,7 @@ class EpisodesIT implements CommandLineClientTests {
         sweep.sweep(SweepScope.of(null, null));
         EpisodeView e = awaitStatus(id, "failed");
         assertThat(e.errorClass()).isEqualTo("orphaned");
-        assertThat(episodes.detail(id).steps().get(0).detail()).contains("exceeds max attempts 3");
+        assertThat(episodes.detail(id).steps().get(1).detail()).contains("exceeds max attempts 3");
     }
 
     @Test

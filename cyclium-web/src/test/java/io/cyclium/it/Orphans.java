@@ -18,6 +18,21 @@ final class Orphans {
 
     static String insert(Tx tx, DatabaseVendor vendor, String expectation, int attempts, int maxAttempts, String phase,
             int quietForSeconds, String env) {
+        String id = insertNeverRan(tx, vendor, expectation, attempts, maxAttempts, phase, quietForSeconds, env);
+        // the dead node ran one step of the strategy: recovery applies the episode's policy
+        Map<String, Object> step = new LinkedHashMap<>();
+        step.put("episode_id", id);
+        step.put("step_no", 1);
+        step.put("kind", "observation");
+        step.put("node_identity", "a-node-that-died");
+        step.put("created_at", NativeSql.raw(vendor.utcNowPlusSeconds(String.valueOf(-quietForSeconds))));
+        tx.run(em -> new NativeSql().insert("cyclium_episode_steps", step).executeUpdate(em));
+        return id;
+    }
+
+    /** The same row without a journal: the episode waited in the dead node's queue and never ran a step. */
+    static String insertNeverRan(Tx tx, DatabaseVendor vendor, String expectation, int attempts, int maxAttempts,
+            String phase, int quietForSeconds, String env) {
         String id = UUID.randomUUID().toString();
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("id", id);

@@ -36,6 +36,19 @@ final class ProbeRows {
         return id;
     }
 
+    /** A journal row of {@code episodeId}'s strategy, written by the node that died, {@code quietSeconds} ago. */
+    static void step(String episodeId, int stepNo, String kind, int quietSeconds) throws SQLException {
+        try (Connection c = MicroDeployment.database(); PreparedStatement s = c.prepareStatement(
+                "INSERT INTO cyclium_episode_steps (episode_id, step_no, kind, node_identity, created_at)"
+                        + " VALUES (?, ?, ?, 'a-node-that-died', DATEADD('SECOND', ?, LOCALTIMESTAMP))")) {
+            s.setString(1, episodeId);
+            s.setInt(2, stepNo);
+            s.setString(3, kind);
+            s.setInt(4, -quietSeconds);
+            s.executeUpdate();
+        }
+    }
+
     /** An active finding of {@code findingClass} in {@code env}. */
     static String finding(String findingClass, String env) throws SQLException {
         String id = UUID.randomUUID().toString();
