@@ -206,6 +206,11 @@ class ConsoleSecurityIT implements ApiProbes {
         // ...but not for the API, not even for a read
         assertJsonRefusal(browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/nodes")).build(),
                 HttpResponse.BodyHandlers.ofString()), 401);
+        // nor for the API spelled another way (the container decodes the path it maps)
+        HttpResponse<String> encoded = browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("%61pi/nodes")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(encoded.statusCode()).as(encoded.body()).isNotEqualTo(200);
+        assertThat(encoded.body()).doesNotContain("arquillian-node-1");
         // what a form on another site sends: text/plain holding JSON, the cookie, a foreign Origin, no Authorization
         String type = "it.csrf-" + java.util.UUID.randomUUID();
         HttpResponse<String> forged = browser.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("api/events"))

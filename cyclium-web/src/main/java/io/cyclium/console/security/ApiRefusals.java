@@ -21,12 +21,29 @@ final class ApiRefusals {
     private ApiRefusals() {
     }
 
+    /**
+     * Under {@code /api/}: by the path the container mapped (decoded, so {@code /%61pi/} and
+     * {@code /api;x/} count too) or by the raw URI.
+     */
     static boolean isApi(HttpServletRequest request) {
-        return isApiPath(request.getContextPath(), request.getRequestURI());
+        String mapped = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        return mapped.startsWith("/api/") || isApiPath(request.getContextPath(), request.getRequestURI());
     }
 
+    /** {@code uri} (as sent, possibly percent-encoded) is under {@code contextPath/api/}. */
     static boolean isApiPath(String contextPath, String uri) {
-        return uri != null && uri.startsWith(contextPath + "/api/");
+        if (uri == null) {
+            return false;
+        }
+        String decoded;
+        try {
+            decoded = java.net.URLDecoder.decode(uri.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException malformed) {
+            decoded = uri;
+        }
+        int semicolon = decoded.indexOf(';');
+        String path = semicolon < 0 ? decoded : decoded.replaceAll(";[^/]*", "");
+        return path.startsWith(contextPath + "/api/");
     }
 
     /** Writes {@code status} with the JSON body and commits the response: nothing after this may change it. */
