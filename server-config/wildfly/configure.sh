@@ -92,9 +92,6 @@ $(grep -v '^#' "$here/batch-repository.cli")
 # Jakarta Security (the console's form login, the API's Basic) needs the servlet container's own
 # JASPI integration off; without it correct credentials end in ELY01177 (500).
 /subsystem=undertow/application-security-domain=other:write-attribute(name=integrated-jaspi,value=false)
-# /metrics on the management interface names every deployment, EJB and datasource; WildFly's
-# standalone.xml serves it to anyone. Management users only (add-user.sh; docs/security-hardening.md).
-/subsystem=metrics:write-attribute(name=security-enabled,value=true)
 # EclipseLink travels in the EAR; WildFly must tell it which transaction manager it runs on.
 /system-property=eclipselink.target-server:add(value=JBoss)
 $properties
