@@ -650,7 +650,7 @@ class EpisodesIT implements CommandLineClientTests {
         // CI saw this once (stop 25): the row done, the journal without its episode_completed. The
         // finish writes both in one transaction, so say everything about it should it happen again.
         assertThat(kinds(detail)).as(() -> journalAsRead(id, detail))
-                .containsExactly("resumed", "observation", "episode_completed");
+                .containsExactly("observation", "resumed", "observation", "episode_completed");
     }
 
     /** The journal, lease and row as read, and read again a second later (a late commit or a lost row). */
