@@ -126,12 +126,34 @@ class ChaosIT {
             return out.toString();
         }
 
-        /** The episodes of the accepted events by dedupe key, and when all were terminal (null: not by the deadline). */
-        record Settled(Map<String, List<Map<String, Object>>> byKey, Instant allTerminal) {
+        /**
+         * The episodes of the accepted events by dedupe key ({@code keyToEvent}: key to event id), and
+         * when all were terminal (null: not by the deadline).
+         */
+        record Settled(Map<String, String> keyToEvent, Map<String, List<Map<String, Object>>> byKey, Instant allTerminal) {
+
+            /** Accepted events without an episode. */
+            List<String> lost() {
+                return keyToEvent.keySet().stream().filter(k -> !byKey.containsKey(k)).map(keyToEvent::get).sorted().toList();
+            }
+
+            /** Accepted events with more than one episode. */
+            List<String> duplicated() {
+                return byKey.entrySet().stream().filter(e -> e.getValue().size() > 1).map(e -> keyToEvent.get(e.getKey())).toList();
+            }
+
+            List<Map<String, Object>> episodes() {
+                return byKey.values().stream().flatMap(List::stream).toList();
+            }
         }
 
-        /** Polls the episodes of {@code expectation} for the keys of the accepted events until all are terminal or the deadline. */
-        Settled awaitTerminal(String expectation, Map<String, String> keyToEvent, Instant deadline) {
+        /**
+         * Polls the episodes of the accepted events of {@code load} (sent as {@code eventType} to
+         * {@code actor}'s {@code expectation}) until all are terminal or the deadline.
+         */
+        Settled awaitTerminal(String actor, String expectation, String eventType, EventLoad load, Instant deadline) {
+            Map<String, String> keyToEvent = new HashMap<>();
+            load.accepted().keySet().forEach(id -> keyToEvent.put(DedupeKeys.event(actor, expectation, id, eventType, null), id));
             while (true) {
                 Map<String, List<Map<String, Object>>> byKey = cluster.database()
                         .query("SELECT id, dedupe_key, status, attempts, error_class FROM cyclium_episodes WHERE expectation_id = '"
@@ -141,10 +163,10 @@ class ChaosIT {
                 boolean terminal = byKey.size() == keyToEvent.size() && byKey.values().stream().flatMap(List::stream)
                         .allMatch(r -> Set.of("done", "failed", "canceled").contains(r.get("status")));
                 if (terminal) {
-                    return new Settled(byKey, Instant.now());
+                    return new Settled(keyToEvent, byKey, Instant.now());
                 }
                 if (Instant.now().isAfter(deadline)) {
-                    return new Settled(byKey, null);
+                    return new Settled(keyToEvent, byKey, null);
                 }
                 sleep(1000);
             }
@@ -155,16 +177,11 @@ class ChaosIT {
          * last fault), then checks the promises and prints the figures.
          */
         void assertNothingLostOrDoubled(String variant, EventLoad load, Instant lastFault) {
-            Map<String, String> keyToEvent = new HashMap<>();
-            load.accepted().keySet().forEach(id -> keyToEvent.put(
-                    DedupeKeys.event("cluster_actor", "chaos", id, "chaos.work", null), id));
-            Settled settled = awaitTerminal("chaos", keyToEvent, lastFault.plus(SETTLE));
-            Map<String, List<Map<String, Object>>> found = settled.byKey();
+            Settled settled = awaitTerminal("cluster_actor", "chaos", "chaos.work", load, lastFault.plus(SETTLE));
             Instant allTerminal = settled.allTerminal();
-            List<String> lost = keyToEvent.keySet().stream().filter(k -> !found.containsKey(k)).map(keyToEvent::get).sorted().toList();
-            List<String> duplicated = found.entrySet().stream().filter(e -> e.getValue().size() > 1).map(e -> keyToEvent.get(e.getKey()))
-                    .toList();
-            List<Map<String, Object>> episodes = found.values().stream().flatMap(List::stream).toList();
+            List<String> lost = settled.lost();
+            List<String> duplicated = settled.duplicated();
+            List<Map<String, Object>> episodes = settled.episodes();
             List<Map<String, Object>> notDone = episodes.stream().filter(r -> !"done".equals(r.get("status"))).toList();
             Map<String, Long> ledger = cluster.database().query("SELECT episode_id, COUNT(*) AS n FROM it_ledger GROUP BY episode_id")
                     .stream().collect(Collectors.toMap(r -> (String) r.get("episode_id"), r -> ((Number) r.get("n")).longValue()));
@@ -207,16 +224,11 @@ class ChaosIT {
          * that died, or caught by the outage before its first step) is restarted, not failed.
          */
         void assertNothingLostStrandedOrFailedUnrun(String variant, EventLoad load, Instant lastFault) {
-            Map<String, String> keyToEvent = new HashMap<>();
-            load.accepted().keySet().forEach(id -> keyToEvent.put(
-                    DedupeKeys.event("defaults_actor", "chaos_default", id, "chaos.default", null), id));
-            Settled settled = awaitTerminal("chaos_default", keyToEvent, lastFault.plus(SETTLE));
-            Map<String, List<Map<String, Object>>> found = settled.byKey();
+            Settled settled = awaitTerminal("defaults_actor", "chaos_default", "chaos.default", load, lastFault.plus(SETTLE));
             Instant allTerminal = settled.allTerminal();
-            List<String> lost = keyToEvent.keySet().stream().filter(k -> !found.containsKey(k)).map(keyToEvent::get).sorted().toList();
-            List<String> duplicated = found.entrySet().stream().filter(e -> e.getValue().size() > 1).map(e -> keyToEvent.get(e.getKey()))
-                    .toList();
-            List<Map<String, Object>> episodes = found.values().stream().flatMap(List::stream).toList();
+            List<String> lost = settled.lost();
+            List<String> duplicated = settled.duplicated();
+            List<Map<String, Object>> episodes = settled.episodes();
             List<Map<String, Object>> stranded = episodes.stream()
                     .filter(r -> !Set.of("done", "failed", "canceled").contains(r.get("status"))).toList();
             List<Map<String, Object>> failed = episodes.stream().filter(r -> "failed".equals(r.get("status"))).toList();
