@@ -51,6 +51,7 @@ public final class CycliumConfigReader {
     public static final String RETENTION_PURGE_AFTER = "cyclium.retention.purge-after";
     public static final String RETENTION_CLAIMS_AFTER = "cyclium.retention.claims-after";
     public static final String RETENTION_REQUESTS_AFTER = "cyclium.retention.requests-after";
+    public static final String RETENTION_AUDIT_AFTER = "cyclium.retention.audit-after";
     public static final String RETENTION_CHUNK_SIZE = "cyclium.retention.chunk-size";
     public static final String RETENTION_CATCH_UP = "cyclium.retention.catch-up";
     /** The older spelling of {@link #RETENTION_CATCH_UP} in whole minutes; still read when that one is unset. */
@@ -164,7 +165,9 @@ public final class CycliumConfigReader {
         Duration requests = duration(RETENTION_REQUESTS_AFTER, d.requestsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.requestsAfter());
         int chunk = (int) number(RETENTION_CHUNK_SIZE, d.chunkSize(), 10, 10_000, "rows");
         Duration catchUp = catchUp(d.catchUp());
-        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp);
+        // an audit trail shorter than a day would be gone before anyone looked at it
+        Duration audit = duration(RETENTION_AUDIT_AFTER, d.auditAfter(), Duration.ofDays(1), Duration.ofDays(3650)).orElse(d.auditAfter());
+        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp, audit);
     }
 
     /** An ISO-8601 duration (PT12H, P7D, P1DT6H) within [min, max]; a problem and the default otherwise. */

@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.actor.ActorDefinition;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.JsonText;
@@ -69,13 +70,21 @@ public final class WorkflowDefinitions {
                 throw Problem.conflict("workflow " + id + " is declared in code (@Workflow); change it there");
             }
             store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API, now.get());
+            PendingAudit.detail(existing.isPresent() ? "replaced" : "created");
+            PendingAudit.recordIn(em);
         });
         return def;
     }
 
     public void setEnabled(String id, boolean enabled) {
         this.enabled = null;
-        if (tx.inNewTransaction(em -> store.setEnabled(em, id, enabled, now.get())) == 0) {
+        if (tx.inNewTransaction(em -> {
+            int changed = store.setEnabled(em, id, enabled, now.get());
+            if (changed == 1) {
+                PendingAudit.recordIn(em);
+            }
+            return changed;
+        }) == 0) {
             throw Problem.notFound("no workflow " + id);
         }
     }
