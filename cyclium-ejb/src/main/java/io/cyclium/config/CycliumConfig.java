@@ -34,6 +34,7 @@ import java.util.Optional;
  * @param groupCommitWriters     threads committing those shared transactions
  * @param adminPassword          console admin password, if configured (never logged)
  * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
+ * @param identity               where the console and the API take users and roles from
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
  *                               which runs on the database clock) to prove drift changes nothing
  * @param retention              windows, time of day and chunk size of the retention job
@@ -64,6 +65,7 @@ public record CycliumConfig(
         int groupCommitWriters,
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
+        IdentitySource identity,
         Duration clockSkew,
         RetentionSettings retention) {
 
