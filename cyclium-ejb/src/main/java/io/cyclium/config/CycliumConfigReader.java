@@ -41,6 +41,7 @@ public final class CycliumConfigReader {
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
     public static final String SECURITY_IDENTITY = "cyclium.security.identity";
+    public static final String FAILED_LOGINS_BEFORE_DELAY = "cyclium.security.failed-logins-before-delay";
     public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
     /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
     public static final String ADMIN_PASSWORD_ENV = "CYCLIUM_ADMIN_PASSWORD";
@@ -128,13 +129,14 @@ public final class CycliumConfigReader {
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
         RetentionSettings retention = retention();
         IdentitySource identitySource = identitySource();
+        int failedLogins = (int) number(FAILED_LOGINS_BEFORE_DELAY, 3, 1, 1_000, "failed logins");
 
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, Duration.ofMillis(skew), retention);
+                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, failedLogins, Duration.ofMillis(skew), retention);
     }
 
     private RetentionSettings retention() {

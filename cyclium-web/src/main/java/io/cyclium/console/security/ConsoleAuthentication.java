@@ -2,6 +2,7 @@ package io.cyclium.console.security;
 
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.IdentitySource;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.security.enterprise.AuthenticationStatus;
@@ -58,7 +59,12 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     CycliumConfig config;
 
     /** Failed logins per user and address, on this node (see LoginThrottle). */
-    private final LoginThrottle throttle = new LoginThrottle(Clock.systemUTC());
+    private LoginThrottle throttle;
+
+    @PostConstruct
+    void init() {
+        throttle = new LoginThrottle(Clock.systemUTC(), config.failedLoginsBeforeDelay());
+    }
 
     /** The request attribute telling the login page how long a throttled caller must wait (seconds). */
     static final String THROTTLED = "io.cyclium.login.throttled";

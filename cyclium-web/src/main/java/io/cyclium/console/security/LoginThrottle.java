@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Slows down password guessing: after {@link #FREE_FAILURES} failed logins for one user from one
- * address, that pair must wait before its next attempt is even checked — 1 s, then twice as long
+ * Slows down password guessing: after {@code freeFailures} failed logins for one user from one
+ * address ({@code cyclium.security.failed-logins-before-delay}, default 3), that pair must wait before its next attempt is even checked — 1 s, then twice as long
  * after each further failure, at most {@link #MAX_WAIT}. A success clears the pair. Attempts
  * during the wait are refused without looking at the password, so a guesser learns nothing and
  * costs nothing; the wait does not hold a request thread.
@@ -20,7 +20,6 @@ import java.util.Optional;
  */
 public final class LoginThrottle {
 
-    static final int FREE_FAILURES = 3;
     static final Duration FIRST_WAIT = Duration.ofSeconds(1);
     static final Duration MAX_WAIT = Duration.ofMinutes(5);
     static final int MAX_PAIRS = 10_000;
@@ -29,6 +28,7 @@ public final class LoginThrottle {
     }
 
     private final Clock clock;
+    private final int freeFailures;
     private final Map<String, Failures> failures = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Failures> eldest) {
@@ -36,17 +36,18 @@ public final class LoginThrottle {
         }
     };
 
-    public LoginThrottle(Clock clock) {
+    public LoginThrottle(Clock clock, int freeFailures) {
         this.clock = clock;
+        this.freeFailures = freeFailures;
     }
 
     /** How long {@code user} from {@code address} must still wait before an attempt is checked; empty: go ahead. */
     public synchronized Optional<Duration> waitFor(String user, String address) {
         Failures f = failures.get(key(user, address));
-        if (f == null || f.count() < FREE_FAILURES) {
+        if (f == null || f.count() < freeFailures) {
             return Optional.empty();
         }
-        Duration left = Duration.between(clock.instant(), f.at().plus(delay(f.count())));
+        Duration left = Duration.between(clock.instant(), f.at().plus(delay(f.count() - freeFailures)));
         return left.isNegative() || left.isZero() ? Optional.empty() : Optional.of(left);
     }
 
@@ -63,12 +64,9 @@ public final class LoginThrottle {
         return failures.size();
     }
 
-    /** The wait after the {@code count}-th failure: none before {@link #FREE_FAILURES}, then 1 s doubling up to the cap. */
-    static Duration delay(int count) {
-        if (count < FREE_FAILURES) {
-            return Duration.ZERO;
-        }
-        int doublings = Math.min(count - FREE_FAILURES, 20);
+    /** The wait after {@code beyond} failures past the free ones (0: the last free one): 1 s doubling up to the cap. */
+    static Duration delay(int beyond) {
+        int doublings = Math.min(beyond, 20);
         Duration d = FIRST_WAIT.multipliedBy(1L << doublings);
         return d.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : d;
     }

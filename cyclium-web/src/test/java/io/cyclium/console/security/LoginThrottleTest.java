@@ -36,7 +36,7 @@ class LoginThrottleTest {
     }
 
     private final HandClock clock = new HandClock();
-    private final LoginThrottle throttle = new LoginThrottle(clock);
+    private final LoginThrottle throttle = new LoginThrottle(clock, 3);
 
     private void fail(int times, String user, String address) {
         for (int i = 0; i < times; i++) {
