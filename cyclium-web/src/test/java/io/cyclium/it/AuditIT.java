@@ -119,6 +119,25 @@ class AuditIT {
     }
 
     @Test
+    void the_console_lists_an_episodes_trail_linking_to_the_episode_with_the_exact_time_on_hover() throws Exception {
+        String id = start("slow");
+        adminExpecting(base, "POST", "api/episodes/" + id + "/cancel", null, 200);
+        java.net.http.HttpClient browser = ConsoleLogin.admin(base);
+
+        HttpResponse<String> page = ConsoleLogin.get(browser, base, "audit.xhtml?subject=" + id);
+
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("episode.cancel").contains("episode.start")
+                .contains("href=\"episode.xhtml?id=" + id + "\"")
+                .containsPattern("<time [^>]*class=\"rel\"[^>]*title=\"[^\"]+\"");
+        assertThat(ConsoleLogin.get(browser, base, "episode.xhtml?id=" + id).body())
+                .as("the episode links to its own trail").contains("audit.xhtml?subject=" + id);
+        HttpResponse<String> bad = ConsoleLogin.get(browser, base, "audit.xhtml?action=episode.delete");
+        assertThat(bad.statusCode()).isEqualTo(200);
+        assertThat(bad.body()).contains("is not one of");
+    }
+
+    @Test
     void a_viewer_reads_the_trail_but_a_bad_filter_is_a_400_naming_the_field() throws Exception {
         HttpResponse<String> asViewer = ApiCalls.send(base, "GET", "api/audit?limit=5", ConsoleUsers.viewer(), null);
         assertThat(asViewer.statusCode()).isEqualTo(200);
