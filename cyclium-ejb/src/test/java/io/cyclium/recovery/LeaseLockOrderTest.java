@@ -40,16 +40,20 @@ class LeaseLockOrderTest {
     private final TestDatabase db = databases.get(Vendor.POSTGRESQL);
     private final TestJpa jpa = databases.jpa(Vendor.POSTGRESQL);
     private final String node = "drain-order-" + UUID.randomUUID();
+    private final JpaWorkClaims claims = new JpaWorkClaims(jpa, jpa.vendor(), new RecordingTelemetry());
+    private final String prefix = "lock-order:" + UUID.randomUUID();
+    private final String later = prefix + ":b";
+    private final String earlier = prefix + ":a";
+
+    /** Two live leases of the node, the later key first into the table: a scan in table order meets it first. */
+    private void twoLeases() {
+        jpa.run(em -> claims.claimFirstIn(em, later, node, 60, "episode"));
+        jpa.run(em -> claims.claimFirstIn(em, earlier, node, 60, "episode"));
+    }
 
     @Test
     void the_drain_expires_the_nodes_leases_in_key_order() throws Exception {
-        JpaWorkClaims claims = new JpaWorkClaims(jpa, jpa.vendor(), new RecordingTelemetry());
-        String prefix = "drain-order:" + UUID.randomUUID();
-        String later = prefix + ":b";
-        String earlier = prefix + ":a";
-        // the later key first into the table: a scan in table order meets it first
-        jpa.run(em -> claims.claimFirstIn(em, later, node, 60, "episode"));
-        jpa.run(em -> claims.claimFirstIn(em, earlier, node, 60, "episode"));
+        twoLeases();
 
         int released = whileHeld("SELECT 1 FROM cyclium_work_claims WHERE dedupe_key = ? FOR UPDATE", earlier,
                 "SELECT 1 FROM cyclium_work_claims WHERE dedupe_key = ? FOR UPDATE NOWAIT", later,
@@ -69,7 +73,6 @@ class LeaseLockOrderTest {
             low = high;
             high = t;
         }
-        String prefix = "drain-order:" + UUID.randomUUID();
         // by id (and in the table) the episode whose lease key comes later is first
         rows.episode().on(node).identified(low, prefix + ":b").insert();
         rows.episode().on(node).identified(high, prefix + ":a").insert();
@@ -83,12 +86,7 @@ class LeaseLockOrderTest {
 
     @Test
     void a_batch_of_failure_settles_locks_the_leases_in_key_order_whatever_order_the_failures_came_in() throws Exception {
-        JpaWorkClaims claims = new JpaWorkClaims(jpa, jpa.vendor(), new RecordingTelemetry());
-        String prefix = "fail-order:" + UUID.randomUUID();
-        String later = prefix + ":b";
-        String earlier = prefix + ":a";
-        jpa.run(em -> claims.claimFirstIn(em, later, node, 60, "episode"));
-        jpa.run(em -> claims.claimFirstIn(em, earlier, node, 60, "episode"));
+        twoLeases();
         long fence = claims.find(later).orElseThrow().fence();
         GroupCommit group = GroupCommit.start(jpa, Executors.defaultThreadFactory(), 64, 1, size -> { }, true);
         ExecutorService callers = Executors.newFixedThreadPool(3);
