@@ -64,25 +64,28 @@ class ShippedPoolSettingsTest {
 
     @Test
     void every_server_ships_the_same_postgresql_timeouts_and_they_take_effect() throws Exception {
-        List<String> shipped = shipped(POSTGRESQL);
-        assertThat(shipped).as("Payara Micro, Payara Server and WildFly").hasSize(3);
-        String init = onlyOne(shipped);
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "")) {
-            run(c, init);
-            assertThat(show(c, "SHOW lock_timeout")).isEqualTo("30s");
-            assertThat(show(c, "SHOW idle_in_transaction_session_timeout")).isEqualTo("1min");
-        }
+        shipsOneStatementThatTakesEffect(POSTGRESQL, "jdbc:postgresql://127.0.0.1:5432/test", "postgres",
+                java.util.Map.of("SHOW lock_timeout", "30s", "SHOW idle_in_transaction_session_timeout", "1min"));
     }
 
     @Test
     void every_server_ships_the_same_mariadb_timeouts_and_they_take_effect() throws Exception {
-        List<String> shipped = shipped(MARIADB);
+        shipsOneStatementThatTakesEffect(MARIADB, "jdbc:mariadb://127.0.0.1:3306/test", "root",
+                java.util.Map.of("SHOW SESSION VARIABLES LIKE 'innodb_lock_wait_timeout'", "30",
+                        "SHOW SESSION VARIABLES LIKE 'idle_transaction_timeout'", "60"));
+    }
+
+    /** One statement on all three servers; run on a connection, each query shows its expected value. */
+    private static void shipsOneStatementThatTakesEffect(Pattern sql, String url, String user, java.util.Map<String, String> expected)
+            throws Exception {
+        List<String> shipped = shipped(sql);
         assertThat(shipped).as("Payara Micro, Payara Server and WildFly").hasSize(3);
         String init = onlyOne(shipped);
-        try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:3306/test", "root", "")) {
+        try (Connection c = DriverManager.getConnection(url, user, "")) {
             run(c, init);
-            assertThat(show(c, "SHOW SESSION VARIABLES LIKE 'innodb_lock_wait_timeout'")).isEqualTo("30");
-            assertThat(show(c, "SHOW SESSION VARIABLES LIKE 'idle_transaction_timeout'")).isEqualTo("60");
+            for (java.util.Map.Entry<String, String> e : expected.entrySet()) {
+                assertThat(show(c, e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
         }
     }
 
