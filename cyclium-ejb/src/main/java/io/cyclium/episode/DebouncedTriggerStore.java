@@ -104,9 +104,14 @@ public class DebouncedTriggerStore {
 
     /** Rows of this env whose window has closed on the database's clock, oldest first. */
     @SuppressWarnings("unchecked")
-    public List<DebouncedTrigger> due(EntityManager em, String env, int limit) {
+    public List<DebouncedTrigger> due(EntityManager em, String env, java.util.Collection<String> actorIds, int limit) {
+        if (actorIds.isEmpty()) {
+            return List.of();
+        }
+        // only the actors the caller fires: rows of an actor no node runs any more (undeployed, or
+        // disabled here) must not fill every pass's batch and hide the due rows behind them
         NativeSql sql = new NativeSql().sql("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE fire_at <= " + vendor.utcNow()
-                + " AND ").is("source_env", env).sql(" ORDER BY fire_at, id");
+                + " AND ").is("source_env", env).sql(" AND ").in("actor_id", actorIds).sql(" ORDER BY fire_at, id");
         List<DebouncedTrigger> out = new ArrayList<>();
         for (Object[] r : (List<Object[]>) sql.query(em).setMaxResults(limit).getResultList()) {
             out.add(row(r));

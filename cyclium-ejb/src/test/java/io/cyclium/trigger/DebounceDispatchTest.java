@@ -79,7 +79,7 @@ class DebounceDispatchTest {
             this.runtime = new ActorRuntime(MONITOR, 10, launcher, new ActorRuntime.Context(new ManualScheduler(clock), clock,
                     telemetry, name, "stack-a", env, new Jitter(Duration.ZERO), () -> NodeMode.FULL));
             this.pass = new DebounceDispatch(name, env, 50, tx, new DebouncedTriggerStore(db.vendor()),
-                    actorId -> Optional.of(runtime).filter(rt -> rt.definition().id().equals(actorId)), telemetry);
+                    () -> java.util.Map.of(MONITOR.id(), runtime), telemetry);
         }
 
         List<Match> event(String id, String payload) {
@@ -184,6 +184,26 @@ class DebounceDispatchTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void due_rows_of_an_actor_no_node_runs_any_more_do_not_hide_the_ones_a_node_fires(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        Node node = new Node(db, "node-a");
+        // more rows than a pass reads (50), of an actor since undeployed, and due before ours
+        for (int i = 0; i < 60; i++) {
+            node.event("gone-" + i, "{\"host\":\"gone-" + i + "\"}");
+        }
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_debounced_triggers SET actor_id = 'undeployed', fire_at = ")
+                .value(LocalDateTime.of(1999, 1, 1, 0, 0)).sql(" WHERE ").is("source_env", env).executeUpdate(em));
+        node.event("ours", "{\"host\":\"db-1\"}");
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_debounced_triggers SET fire_at = ")
+                .value(LocalDateTime.of(2000, 1, 1, 0, 0)).sql(" WHERE actor_id = 'monitor' AND ").is("source_env", env)
+                .executeUpdate(em));
+
+        assertThat(node.pass.poll()).isEqualTo(1);
+        assertThat(episodes(db)).extracting(TriggerInfo::eventId).containsExactly("ours");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void of_two_nodes_passing_over_a_due_row_at_once_exactly_one_fires_it(Vendor vendor) throws InterruptedException {
         TestJpa db = databases.jpa(vendor);
         Node a = new Node(db, "node-a");
@@ -208,7 +228,7 @@ class DebounceDispatchTest {
         a.event("e1", "{\"host\":\"db-1\"}");
         windowCloses(db);
         DebouncedTriggerStore store = new DebouncedTriggerStore(db.vendor());
-        DebouncedTrigger read = db.inNewTransaction(em -> store.due(em, env, 10)).get(0);
+        DebouncedTrigger read = db.inNewTransaction(em -> store.due(em, env, List.of(MONITOR.id()), 10)).get(0);
 
         a.event("e2", "{\"host\":\"db-1\"}");
 

@@ -298,11 +298,12 @@ class ChaosIT {
 
         @Test
         void the_database_stopped_for_30_seconds_loses_doubles_and_strands_nothing() {
-            EventLoad load = load("dbstop", LONG ? 1_000 : 120);
+            // long: the run, 5,000 events with the outage in the middle of the load
+            EventLoad load = load("dbstop", LONG ? 5_000 : 120);
             // and queued work of an actor on the defaults: 0 stranded, nothing that never ran failed
             EventLoad defaults = defaultsLoad("defaults-dbstop", LONG ? 6 : 5, LONG ? 1_000 : 100);
             try {
-                sleep(8_000);
+                sleep(LONG ? 480_000 : 8_000);
                 server.stop();
                 sleep(30_000);
                 server.launch();
