@@ -17,7 +17,7 @@ public final class WorkflowQueries {
 
     static final String INSTANCE_COLUMNS = "id, workflow_id, status, subject_value, trigger_ref, target_step, source_stack,"
             + " source_env, version, started_at, finished_at, blocked_reason, error_detail, duration_ms, steps_run,"
-            + " attempts_total, retries_total, critical_path, stats";
+            + " attempts_total, retries_total, critical_path, stats, trace_parent";
     static final String STEP_COLUMNS = "instance_id, step_id, state, attempt, max_attempts, critical, next_attempt_at,"
             + " approved_at, episode_id, queued_at, started_at, finished_at, run_ms, error_class, error_detail, version";
 
@@ -181,7 +181,7 @@ public final class WorkflowQueries {
         return new InstanceRow((String) c[0], (String) c[1], (String) c[2], (String) c[3], payload, (String) c[5],
                 (String) c[6], (String) c[7], ((Number) c[8]).longValue(), time(c[9]), time(c[10]), (String) c[11], text(c[12]),
                 c[13] == null ? null : ((Number) c[13]).longValue(), intOrNull(c[14]), intOrNull(c[15]), intOrNull(c[16]),
-                text(c[17]), text(c[18]));
+                text(c[17]), text(c[18]), (String) c[19]);
     }
 
     private static StepRow step(Object[] c) {

@@ -16,6 +16,7 @@ import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -72,6 +73,9 @@ public class Workflows {
     Telemetry telemetry;
 
     @Inject
+    Tracing tracing;
+
+    @Inject
     WorkflowDiscovery discovery;
 
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
@@ -91,7 +95,7 @@ public class Workflows {
                 () -> LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
-                telemetry, random::nextDouble);
+                telemetry, random::nextDouble).tracedBy(tracing);
     }
 
     WorkflowEngine engine() {
