@@ -173,8 +173,9 @@ public final class ActorRuntime {
         String id = CanonicalJson.sha256Hex(String.join("\n", definition.id(), exp.id(), String.valueOf(stack),
                 String.valueOf(env), subject));
         String shownSubject = subject.length() > 255 ? subject.substring(0, 255) : subject;
+        // the event's span (current here, at the intake) travels with the row to the node that fires it
         launcher.debounce(new DebouncedTrigger(id, definition.id(), exp.id(), shownSubject, stack, env, trigger, dedupeKey,
-                exp.debounce(), 0, null));
+                exp.debounce(), 0, null, context.tracing().current()));
         count("trigger_debounced", exp);
         return Optional.empty();
     }
@@ -187,7 +188,7 @@ public final class ActorRuntime {
      */
     public Optional<FireResult> fireDebounced(DebouncedTrigger row) {
         return definition.expectation(row.expectationId()).map(exp -> fire(FireRequest.of(exp, row.trigger(),
-                row.dedupeKey(), false).in(new Scope(row.sourceStack(), row.sourceEnv()))));
+                row.dedupeKey(), false).in(new Scope(row.sourceStack(), row.sourceEnv())).tracedUnder(row.traceParent())));
     }
 
     /** Fires after a random 0..jitter delay so the fastest node does not win every key. */
