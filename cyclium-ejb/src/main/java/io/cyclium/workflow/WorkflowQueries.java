@@ -165,6 +165,16 @@ public final class WorkflowQueries {
         return out;
     }
 
+    /**
+     * Instances in flight per workflow and status (workflow id, status, count): the in-flight rows
+     * only, which the partial in-flight index holds on PostgreSQL and SQL Server.
+     */
+    public List<Object[]> inFlightCounts(EntityManager em) {
+        return em.createNativeQuery("SELECT workflow_id, status, COUNT(*) FROM cyclium_workflow_instances"
+                + " WHERE status IN ('" + String.join("', '", InstanceStatus.IN_FLIGHT) + "') GROUP BY workflow_id, status")
+                .getResultList();
+    }
+
     /** Per workflow: instances by status over the latest {@code window} instances (success rate, last runs). */
     public List<Object[]> statusCounts(EntityManager em) {
         return em.createNativeQuery("SELECT workflow_id, status, COUNT(*), MAX(started_at) FROM cyclium_workflow_instances"

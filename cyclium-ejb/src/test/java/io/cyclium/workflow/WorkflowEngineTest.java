@@ -78,6 +78,31 @@ class WorkflowEngineTest {
     }
 
     @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_instances_gauge_counts_what_is_in_flight_per_status_and_drops_to_zero_when_it_finishes(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        WorkflowDefinition idle = workflow(step("a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        InstanceGauges gauges = new InstanceGauges(telemetry);
+        WorkflowQueries queries = new WorkflowQueries(db.vendor());
+
+        String id = engine.start(def, whole());
+        gauges.counted(db.inNewTransaction(queries::inFlightCounts), List.of(def.id(), idle.id()));
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "running")).isEqualTo(1);
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "pending")).isZero();
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "blocked")).isZero();
+        assertThat(telemetry.gauge("workflow_instances", "workflow", idle.id(), "status", "running"))
+                .as("a deployed workflow with nothing in flight reads 0").isZero();
+
+        done(engine, episodes, "a", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        gauges.counted(db.inNewTransaction(queries::inFlightCounts), List.of(def.id(), idle.id()));
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "running")).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
     @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
     void an_instance_is_a_span_under_the_request_that_started_it_and_the_parent_of_its_steps_on_every_node(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
