@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -130,8 +131,9 @@ public final class EpisodeTask implements Runnable {
         // same trace as the first (a run on a node that died never ended its span, so never exported it)
         run = env.tracing().start("cyclium episode " + s.ref().actorId() + "/" + s.ref().expectationId(), s.traceParent(),
                 SpanAttributes.ACTOR, s.ref().actorId(), SpanAttributes.EXPECTATION, s.ref().expectationId(),
-                SpanAttributes.EPISODE_ID, episodeId, SpanAttributes.ATTEMPT, String.valueOf(s.attempts()), SpanAttributes.NODE, env.node(),
-                SpanAttributes.TRIGGER, s.trigger().type(), SpanAttributes.RESUMED, String.valueOf(resume),
+                SpanAttributes.EPISODE_ID, episodeId, SpanAttributes.ATTEMPT, String.valueOf(s.attempts()),
+                SpanAttributes.NODE, env.node(), SpanAttributes.TRIGGER, s.trigger().type(),
+                SpanAttributes.RESUMED, String.valueOf(resume),
                 SpanAttributes.WORKFLOW_INSTANCE_ID, s.workflowInstanceId(), SpanAttributes.WORKFLOW_STEP, s.workflowStepId());
         writes.tracedUnder(run);
         Outcome ended = Outcome.FAILED;
@@ -139,7 +141,7 @@ public final class EpisodeTask implements Runnable {
             ended = execute(s);
             return ended;
         } finally {
-            run.set(SpanAttributes.OUTCOME, terminalStatus != null ? terminalStatus : ended.name().toLowerCase(java.util.Locale.ROOT));
+            run.set(SpanAttributes.OUTCOME, terminalStatus != null ? terminalStatus : ended.name().toLowerCase(Locale.ROOT));
             if (ended == Outcome.FAILED) {
                 run.failed(terminalError != null ? terminalError : "failed");
             }
