@@ -37,6 +37,7 @@ import java.util.Optional;
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
  *                               which runs on the database clock) to prove drift changes nothing
  * @param retention              windows, time of day and chunk size of the retention job
+ * @param tracing                whether episodes and workflows make spans ({@code otel.sdk.disabled=false})
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -65,7 +66,8 @@ public record CycliumConfig(
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
         Duration clockSkew,
-        RetentionSettings retention) {
+        RetentionSettings retention,
+        boolean tracing) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
@@ -80,6 +82,6 @@ public record CycliumConfig(
                 + ", demoEnabled=" + demoEnabled + ", workClaimsEnabled=" + workClaimsEnabled
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
-                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + "]";
+                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing + "]";
     }
 }

@@ -30,6 +30,7 @@ import io.cyclium.store.GroupCommit;
 import io.cyclium.store.OneTransactionForAList;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -82,6 +83,9 @@ public class ActorHost {
 
     @Inject
     Telemetry telemetry;
+
+    @Inject
+    Tracing tracing;
 
     @Inject
     ConvergeEffects effects;
@@ -139,7 +143,7 @@ public class ActorHost {
         // be taken from it before it has lapsed), then gives the episode up to recovery.
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
-                Duration.ofSeconds(2L * config.leaseSeconds()));
+                Duration.ofSeconds(2L * config.leaseSeconds()), tracing);
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
@@ -157,7 +161,7 @@ public class ActorHost {
             int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
             String actorId = def.id();
             ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
-                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId)));
+                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing));
             runtimes.put(def.id(), rt);
         }
         runtimes.values().forEach(schedules::arm);

@@ -1,10 +1,13 @@
 package io.cyclium.workflow;
 
+import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.TraceSpan;
+import io.cyclium.telemetry.Tracing;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -63,6 +66,7 @@ public final class WorkflowEngine {
     private final Clock clock;
     private final Telemetry telemetry;
     private final DoubleSupplier random;
+    private volatile Tracing tracing = Tracing.OFF;
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
     private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
 
@@ -139,7 +143,31 @@ public final class WorkflowEngine {
         List<StepDefinition> steps = def.scheduledFor(start.outcome());
         String id = UUID.randomUUID().toString();
         return new Prepared(new InstanceRow(id, def.id(), InstanceStatus.PENDING, subject, payload, start.outcome(),
-                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null), steps);
+                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null,
+                instanceSpan(def, id)), steps);
+    }
+
+    /**
+     * The instance's span, under the one current here (an event's intake) or a new trace: the
+     * parent of every step episode of the instance, on whichever node launches or runs it. It is
+     * ended at once, marking the start: an instance outlives any one node's memory, and a span
+     * can only be ended by the node that started it (the instance's duration is a metric).
+     * Null when tracing is off.
+     */
+    private String instanceSpan(WorkflowDefinition def, String instanceId) {
+        if (!tracing.on()) {
+            return null;
+        }
+        try (TraceSpan span = tracing.start("cyclium workflow " + def.id(), tracing.current(),
+                SpanAttributes.WORKFLOW, def.id(), SpanAttributes.WORKFLOW_INSTANCE_ID, instanceId)) {
+            return span.traceParent();
+        }
+    }
+
+    /** Spans of instances (from the container; {@link Tracing#OFF} until set). */
+    public WorkflowEngine tracedBy(Tracing spans) {
+        this.tracing = spans;
+        return this;
     }
 
     private Problem inFlight(WorkflowDefinition def, String subject) {
@@ -305,7 +333,8 @@ public final class WorkflowEngine {
         JsonObject input = input(instance, sd, attempt, byId);
         StepLauncher.Launch launch = tx.inNewTransaction(em -> store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
-                : launcher.launch(em, sd, instance.id(), attempt, key, input, instance.sourceStack(), instance.sourceEnv()));
+                : launcher.launch(em, sd, instance.id(), attempt, key, input, instance.sourceStack(), instance.sourceEnv(),
+                        instance.traceParent()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
             episodeId = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)

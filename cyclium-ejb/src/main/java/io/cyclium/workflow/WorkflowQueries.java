@@ -17,7 +17,7 @@ public final class WorkflowQueries {
 
     static final String INSTANCE_COLUMNS = "id, workflow_id, status, subject_value, trigger_ref, target_step, source_stack,"
             + " source_env, version, started_at, finished_at, blocked_reason, error_detail, duration_ms, steps_run,"
-            + " attempts_total, retries_total, critical_path, stats";
+            + " attempts_total, retries_total, critical_path, stats, trace_parent";
     static final String STEP_COLUMNS = "instance_id, step_id, state, attempt, max_attempts, critical, next_attempt_at,"
             + " approved_at, episode_id, queued_at, started_at, finished_at, run_ms, error_class, error_detail, version";
 
@@ -165,6 +165,16 @@ public final class WorkflowQueries {
         return out;
     }
 
+    /**
+     * Instances in flight per workflow and status (workflow id, status, count): the in-flight rows
+     * only, which the partial in-flight index holds on PostgreSQL and SQL Server.
+     */
+    public List<Object[]> inFlightCounts(EntityManager em) {
+        return em.createNativeQuery("SELECT workflow_id, status, COUNT(*) FROM cyclium_workflow_instances"
+                + " WHERE status IN ('" + String.join("', '", InstanceStatus.IN_FLIGHT) + "') GROUP BY workflow_id, status")
+                .getResultList();
+    }
+
     /** Per workflow: instances by status over the latest {@code window} instances (success rate, last runs). */
     public List<Object[]> statusCounts(EntityManager em) {
         return em.createNativeQuery("SELECT workflow_id, status, COUNT(*), MAX(started_at) FROM cyclium_workflow_instances"
@@ -181,7 +191,7 @@ public final class WorkflowQueries {
         return new InstanceRow((String) c[0], (String) c[1], (String) c[2], (String) c[3], payload, (String) c[5],
                 (String) c[6], (String) c[7], ((Number) c[8]).longValue(), time(c[9]), time(c[10]), (String) c[11], text(c[12]),
                 c[13] == null ? null : ((Number) c[13]).longValue(), intOrNull(c[14]), intOrNull(c[15]), intOrNull(c[16]),
-                text(c[17]), text(c[18]));
+                text(c[17]), text(c[18]), (String) c[19]);
     }
 
     private static StepRow step(Object[] c) {

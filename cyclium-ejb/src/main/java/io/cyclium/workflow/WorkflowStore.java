@@ -92,6 +92,9 @@ public final class WorkflowStore {
         columns.put("target_step", i.targetStep());
         columns.put("source_stack", i.sourceStack());
         columns.put("source_env", i.sourceEnv());
+        if (i.traceParent() != null) {
+            columns.put("trace_parent", i.traceParent());
+        }
         columns.put("version", 0L);
         columns.put("started_at", ts(now));
         columns.put("updated_at", ts(now));

@@ -16,6 +16,7 @@ import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -72,6 +73,9 @@ public class Workflows {
     Telemetry telemetry;
 
     @Inject
+    Tracing tracing;
+
+    @Inject
     WorkflowDiscovery discovery;
 
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
@@ -80,6 +84,7 @@ public class Workflows {
     private volatile WorkflowEngine engine;
     private volatile WorkflowDefinitions definitions;
     private volatile WorkflowQueries queries;
+    private volatile InstanceGauges instanceGauges;
 
     private synchronized void init() {
         if (engine != null) {
@@ -89,9 +94,10 @@ public class Workflows {
         queries = new WorkflowQueries(vendor);
         definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions(),
                 () -> LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
+        instanceGauges = new InstanceGauges(telemetry);
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
-                telemetry, random::nextDouble);
+                telemetry, random::nextDouble).tracedBy(tracing);
     }
 
     WorkflowEngine engine() {
@@ -130,14 +136,21 @@ public class Workflows {
                 + " ended; the next reconcile after a recovery sweep replays it", () -> engine().onFinished(event));
     }
 
-    /** After every recovery sweep: replay what no engine heard, launch what no node launched, run due retries. */
+    /**
+     * After every recovery sweep: replay what no engine heard, launch what no node launched, run due
+     * retries; then count the instances in flight for the workflow_instances gauges (one grouped
+     * count of the in-flight rows, never at scrape time).
+     */
     void onSwept(@Observes RecoverySwept swept) {
         if (modes.nodeMode() == NodeMode.DISABLED) {
             return;
         }
         BackgroundPass.run("workflow_reconcile", LOG, telemetry, () -> "Workflow reconcile on " + identity.name()
-                + " failed; it runs again after the next recovery sweep",
-                () -> engine().reconcile(swept.stack(), swept.anyStack(), swept.env(), BATCH));
+                + " failed; it runs again after the next recovery sweep", () -> {
+                    engine().reconcile(swept.stack(), swept.anyStack(), swept.env(), BATCH);
+                    instanceGauges.counted(tx.inNewTransaction(em -> queries().inFlightCounts(em)),
+                            definitions().enabled().stream().map(WorkflowDefinition::id).toList());
+                });
     }
 
     /**

@@ -73,11 +73,15 @@ class DebounceDispatchTest {
         final DebounceDispatch pass;
 
         Node(TestJpa db, String name) {
+            this(db, name, io.cyclium.telemetry.Tracing.OFF);
+        }
+
+        Node(TestJpa db, String name, io.cyclium.telemetry.Tracing tracing) {
             this.name = name;
             this.tx = new JoiningTx(db);
             this.launcher = new DbLauncher(tx, db);
             this.runtime = new ActorRuntime(MONITOR, 10, launcher, new ActorRuntime.Context(new ManualScheduler(clock), clock,
-                    telemetry, name, "stack-a", env, new Jitter(Duration.ZERO), () -> NodeMode.FULL));
+                    telemetry, name, "stack-a", env, new Jitter(Duration.ZERO), () -> NodeMode.FULL, tracing));
             this.pass = new DebounceDispatch(name, env, 50, tx, new DebouncedTriggerStore(db.vendor()),
                     () -> java.util.Map.of(MONITOR.id(), runtime), telemetry);
         }
@@ -200,6 +204,32 @@ class DebounceDispatchTest {
 
         assertThat(node.pass.poll()).isEqualTo(1);
         assertThat(episodes(db)).extracting(TriggerInfo::eventId).containsExactly("ours");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_episode_another_node_fires_runs_under_the_span_of_the_windows_last_event(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        io.cyclium.testing.CollectedSpans spans = new io.cyclium.testing.CollectedSpans();
+        Node taker = new Node(db, "node-a", spans.tracing());
+        try (io.cyclium.telemetry.TraceSpan first = spans.tracing().enter("POST /cyclium/api/events", null)) {
+            taker.event("e1", "{\"host\":\"db-1\"}");
+        }
+        String last;
+        try (io.cyclium.telemetry.TraceSpan second = spans.tracing().enter("POST /cyclium/api/events", null)) {
+            taker.event("e2", "{\"host\":\"db-1\"}");
+            last = second.traceParent();
+        }
+        taker.runtime.stopAccepting();
+        Node other = new Node(db, "node-b", spans.tracing());
+        windowCloses(db);
+
+        assertThat(other.pass.poll()).isEqualTo(1);
+
+        @SuppressWarnings("unchecked")
+        List<Object> parents = db.inNewTransaction(em -> (List<Object>) new NativeSql()
+                .sql("SELECT trace_parent FROM cyclium_episodes WHERE ").is("source_env", env).query(em).getResultList());
+        assertThat(parents).as("the fired episode's parent, stored with its row").containsExactly(last);
     }
 
     @ParameterizedTest(name = "on {0}")

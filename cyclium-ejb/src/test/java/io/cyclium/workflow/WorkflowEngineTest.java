@@ -79,6 +79,63 @@ class WorkflowEngineTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void the_instances_gauge_counts_what_is_in_flight_per_status_and_drops_to_zero_when_it_finishes(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        WorkflowDefinition idle = workflow(step("a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        InstanceGauges gauges = new InstanceGauges(telemetry);
+        WorkflowQueries queries = new WorkflowQueries(db.vendor());
+
+        String id = engine.start(def, whole());
+        gauges.counted(db.inNewTransaction(queries::inFlightCounts), List.of(def.id(), idle.id()));
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "running")).isEqualTo(1);
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "pending")).isZero();
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "blocked")).isZero();
+        assertThat(telemetry.gauge("workflow_instances", "workflow", idle.id(), "status", "running"))
+                .as("a deployed workflow with nothing in flight reads 0").isZero();
+
+        done(engine, episodes, "a", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        gauges.counted(db.inNewTransaction(queries::inFlightCounts), List.of(def.id(), idle.id()));
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "running")).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void an_instance_is_a_span_under_the_request_that_started_it_and_the_parent_of_its_steps_on_every_node(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        io.cyclium.testing.CollectedSpans spans = new io.cyclium.testing.CollectedSpans();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine one = engine(db, def, episodes, "n1").tracedBy(spans.tracing());
+        // the second node has no span of the instance in memory: it reads it from the instance row
+        WorkflowEngine two = engine(db, def, episodes, "n2").tracedBy(spans.tracing());
+
+        String id;
+        try (io.cyclium.telemetry.TraceSpan request = spans.tracing().enter("POST /cyclium/api/events", null)) {
+            id = one.start(def, whole());
+        }
+        done(two, episodes, "a", 1);
+
+        io.opentelemetry.sdk.trace.data.SpanData post = spans.named("POST /cyclium/api/events");
+        io.opentelemetry.sdk.trace.data.SpanData instance = spans.named("cyclium workflow " + def.id());
+        assertThat(instance.getParentSpanId()).isEqualTo(post.getSpanId());
+        assertThat(io.cyclium.testing.CollectedSpans.attribute(instance, "cyclium.workflow.instance.id")).isEqualTo(id);
+        String instanceSpan = "00-" + instance.getTraceId() + "-" + instance.getSpanId() + "-"
+                + instance.getSpanContext().getTraceFlags().asHex();
+        assertThat(instance(db, id).traceParent()).isEqualTo(instanceSpan);
+        assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "b", "c");
+        for (String step : List.of("a", "b", "c")) {
+            String episodeId = episodes.only(step, 1).episodeId();
+            assertThat(db.inNewTransaction(em -> em.find(io.cyclium.episode.EpisodeEntity.class, episodeId)).traceParent)
+                    .as("step %s's episode runs under the instance's span", step).isEqualTo(instanceSpan);
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_dag_runs_each_step_after_its_dependencies_and_completes_with_its_statistics(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         WorkflowDefinition def = diamond();
