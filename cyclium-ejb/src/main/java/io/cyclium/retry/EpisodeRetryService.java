@@ -9,6 +9,7 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.RecoverySwept;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
@@ -66,7 +67,7 @@ public class EpisodeRetryService {
             synchronized (this) {
                 if (retries == null) {
                     SecureRandom random = new SecureRandom();
-                    retries = new EpisodeRetries(tx, new EpisodeRetryStore(vendor), queries, new EpisodeStore(vendor),
+                    retries = new EpisodeRetries(tx, new EpisodeRetryStore(DatabaseTime.of(vendor)), queries, new EpisodeStore(vendor),
                             this::policy, new RuntimeRetryLauncher(host), clock, random::nextDouble, identity.name(),
                             telemetry);
                 }

@@ -6,7 +6,6 @@ import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
-import java.time.LocalDateTime;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -28,23 +27,21 @@ public final class WorkflowDefinitions {
     private final WorkflowStore store;
     private final WorkflowQueries queries;
     private final Supplier<Collection<ActorDefinition>> actors;
-    private final Supplier<LocalDateTime> now;
     private final Map<String, WorkflowDefinition> parsed = new ConcurrentHashMap<>();
 
     public WorkflowDefinitions(Tx tx, WorkflowStore store, WorkflowQueries queries,
-            Supplier<Collection<ActorDefinition>> actors, Supplier<LocalDateTime> now) {
+            Supplier<Collection<ActorDefinition>> actors) {
         this.tx = tx;
         this.store = store;
         this.queries = queries;
         this.actors = actors;
-        this.now = now;
     }
 
     /** Writes the code definitions (already checked at deploy); an operator's enabled flag stays. */
     public void registerCode(List<WorkflowDefinition> defs) {
         this.enabled = null;
         for (WorkflowDefinition def : defs) {
-            tx.run(em -> store.saveDefinition(em, def, WorkflowJson.write(def).toString(), CODE, now.get()));
+            tx.run(em -> store.saveDefinition(em, def, WorkflowJson.write(def).toString(), CODE));
         }
     }
 
@@ -68,14 +65,14 @@ public final class WorkflowDefinitions {
             if (existing.isPresent() && CODE.equals(existing.get().origin())) {
                 throw Problem.conflict("workflow " + id + " is declared in code (@Workflow); change it there");
             }
-            store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API, now.get());
+            store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API);
         });
         return def;
     }
 
     public void setEnabled(String id, boolean enabled) {
         this.enabled = null;
-        if (tx.inNewTransaction(em -> store.setEnabled(em, id, enabled, now.get())) == 0) {
+        if (tx.inNewTransaction(em -> store.setEnabled(em, id, enabled)) == 0) {
             throw Problem.notFound("no workflow " + id);
         }
     }

@@ -92,7 +92,7 @@ public final class WorkflowEngine {
      */
     public String start(WorkflowDefinition def, Start start) {
         Prepared p = prepare(def, start);
-        boolean created = tx.inNewTransaction(em -> store.insertInstance(em, p.row(), p.steps(), now()));
+        boolean created = tx.inNewTransaction(em -> store.insertInstance(em, p.row(), p.steps()));
         if (!created) {
             throw inFlight(def, p.row().subject());
         }
@@ -113,7 +113,7 @@ public final class WorkflowEngine {
         Prepared p = prepare(def, start);
         AtomicBoolean created = new AtomicBoolean();
         tx.inCallerTransaction(em -> {
-            created.set(store.insertInstance(em, p.row(), p.steps(), now()));
+            created.set(store.insertInstance(em, p.row(), p.steps()));
             return null;
         }, ok -> {
             if (ok && created.get()) {
@@ -207,7 +207,7 @@ public final class WorkflowEngine {
         }
         if (InstanceStatus.PENDING.equals(instance.status())) {
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.PENDING, instance.version(),
-                    InstanceStatus.RUNNING, null, "started", now()));
+                    InstanceStatus.RUNNING, null, "started"));
             advance(instanceId);
             return;
         }
@@ -231,8 +231,8 @@ public final class WorkflowEngine {
                 awaitingApproval.add(s.stepId());
                 continue;
             }
-            int won = tx.inNewTransaction(em -> store.queue(em, instanceId, s.stepId(), StepState.PENDING, 0, null,
-                    "dependencies done", now()));
+            int won = tx.inNewTransaction(em -> store.queue(em, instanceId, s.stepId(), StepState.PENDING, 0, false,
+                    "dependencies done"));
             if (won == 1) {
                 queuedAny = true;
                 launch(instance, sd, 1, byId);
@@ -248,7 +248,7 @@ public final class WorkflowEngine {
         if (!awaitingApproval.isEmpty()) {
             String reason = "step(s) " + awaitingApproval + " await approval";
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
-                    InstanceStatus.BLOCKED, reason, reason, now()));
+                    InstanceStatus.BLOCKED, reason, reason));
             return;
         }
         if (steps.stream().allMatch(StepRow::finishedForGood)) {
@@ -274,11 +274,16 @@ public final class WorkflowEngine {
     private void complete(InstanceRow instance, WorkflowDefinition def, List<StepRow> steps) {
         List<String> failedCritical = steps.stream().filter(s -> s.failedForGood() && s.critical()).map(StepRow::stepId).toList();
         String to = failedCritical.isEmpty() ? InstanceStatus.COMPLETED : InstanceStatus.FAILED;
-        LocalDateTime now = now();
-        InstanceStats stats = InstanceStats.of(def, instance.startedAt(), now, steps);
-        int won = tx.inNewTransaction(em -> store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
-                to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
-                "every scheduled step finished", now));
+        InstanceStats[] measured = new InstanceStats[1];
+        int won = tx.inNewTransaction(em -> {
+            LocalDateTime now = store.time().read(em);
+            InstanceStats stats = InstanceStats.of(def, instance.startedAt(), now, steps);
+            measured[0] = stats;
+            return store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
+                    to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
+                    "every scheduled step finished", now);
+        });
+        InstanceStats stats = measured[0];
         if (won == 1) {
             telemetry.count(to.equals(InstanceStatus.COMPLETED) ? "workflow_instance_completed" : "workflow_instance_failed",
                     "workflow", def.id());
@@ -317,7 +322,7 @@ public final class WorkflowEngine {
         }
         String id = episodeId;
         boolean running = launch.kind() == StepLauncher.Kind.STARTED;
-        tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), sd.id(), attempt, id, running, now()));
+        tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), sd.id(), attempt, id, running));
     }
 
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
@@ -363,7 +368,7 @@ public final class WorkflowEngine {
                 return;
             }
             tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, unattached.stepId(), unattached.attempt(),
-                    event.episodeId(), false, now()));
+                    event.episodeId(), false));
             step = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
                     .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
         }
@@ -381,12 +386,12 @@ public final class WorkflowEngine {
             return;
         }
         StepDefinition sd = def.get().step(step.stepId()).orElseThrow();
-        LocalDateTime now = now();
-        long ms = step.queuedAt() == null ? 0 : Duration.between(step.queuedAt(), now).toMillis();
+        // for the metric only: the stored run time is measured by the database's clock (finishStep)
+        long ms = step.queuedAt() == null ? 0 : Math.max(0, Duration.between(step.queuedAt(), now()).toMillis());
         boolean success = "done".equals(event.status()) || "partially_failed".equals(event.status());
         if (success) {
-            int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.COMPLETED, null, null, null, ms,
-                    "episode " + event.episodeId() + " " + event.status(), now));
+            int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.COMPLETED, null, null, null,
+                    "episode " + event.episodeId() + " " + event.status()));
             if (won == 1) {
                 telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
             }
@@ -394,15 +399,17 @@ public final class WorkflowEngine {
             return;
         }
         boolean abandoned = !instance.inFlight();
-        Optional<Instant> next = abandoned ? Optional.empty()
-                : sd.retry().nextAttempt(step.attempt(), event.errorClass(), clock.instant(), random);
-        LocalDateTime due = next.map(t -> LocalDateTime.ofInstant(t, ZoneOffset.UTC)).orElse(null);
+        // the backoff only: the due time is the database's clock plus it (finishStep)
+        Instant from = clock.instant();
+        Duration retryIn = abandoned ? null : sd.retry().nextAttempt(step.attempt(), event.errorClass(), from, random)
+                .map(t -> Duration.between(from, t)).orElse(null);
         String cause = "episode " + event.episodeId() + " " + event.status()
                 + (event.errorClass() == null ? "" : " (" + event.errorClass() + ")")
-                + (due != null ? "; attempt " + (step.attempt() + 1) + " of " + sd.retry().maxAttempts() + " due " + due
-                        : "; no attempt left");
-        int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.FAILED, due, event.errorClass(),
-                event.status(), ms, cause, now));
+                + (retryIn != null ? "; attempt " + (step.attempt() + 1) + " of " + sd.retry().maxAttempts() + " due in "
+                        + retryIn.toMillis() + " ms" : "; no attempt left");
+        Duration due = retryIn;
+        int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.FAILED, retryIn, event.errorClass(),
+                event.status(), cause));
         if (won == 0) {
             return;
         }
@@ -421,7 +428,7 @@ public final class WorkflowEngine {
         if (sd.onFailure() == FailurePolicy.PAUSE) {
             String reason = "step " + sd.id() + " failed: resume or retry it";
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
-                    InstanceStatus.BLOCKED, reason, "paused: " + cause, now()));
+                    InstanceStatus.BLOCKED, reason, "paused: " + cause));
             return;
         }
         end(instance, InstanceStatus.FAILED, "critical step " + sd.id() + " failed (abort): " + cause);
@@ -431,11 +438,12 @@ public final class WorkflowEngine {
     private boolean end(InstanceRow instance, String to, String cause) {
         WorkflowDefinition def = definitions.apply(instance.workflowId()).orElse(null);
         List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instance.id()));
-        LocalDateTime now = now();
-        InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
-                : InstanceStats.of(def, instance.startedAt(), now, steps);
-        int won = tx.inNewTransaction(em -> store.finishInstance(em, instance.id(), instance.status(), instance.version(), to,
-                cause, stats, cause, now));
+        int won = tx.inNewTransaction(em -> {
+            LocalDateTime now = store.time().read(em);
+            InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
+                    : InstanceStats.of(def, instance.startedAt(), now, steps);
+            return store.finishInstance(em, instance.id(), instance.status(), instance.version(), to, cause, stats, cause, now);
+        });
         if (won == 0) {
             return false;
         }
@@ -452,8 +460,7 @@ public final class WorkflowEngine {
 
     /** Starts every retry due by now: each claimed by a conditional UPDATE, so one node runs it. Returns how many it started. */
     public int runDueRetries(int limit) {
-        LocalDateTime now = now();
-        List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, now, limit));
+        List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, store.time(), limit));
         int started = 0;
         for (StepRow s : due) {
             // claimed only while the instance runs, in one transaction with holding its row: a
@@ -461,8 +468,8 @@ public final class WorkflowEngine {
             // A deadlock victim (MariaDB, racing an operator's retry of the same step) runs again:
             // the work re-reads the instance and the step's state, so a second run decides anew.
             int won = DeadlockRetry.inNewTransaction(tx, em -> store.holdRunning(em, s.instanceId()) == 0 ? 0
-                    : store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), now,
-                            "retry due " + s.nextAttemptAt(), now), attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again"));
+                    : store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), true,
+                            "retry due " + s.nextAttemptAt()), attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again"));
             if (won == 1) {
                 started++;
                 telemetry.count("workflow_step_retried", "step", s.stepId());
@@ -545,7 +552,7 @@ public final class WorkflowEngine {
             tx.inNewTransaction(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
                 if ("running".equals(e.status()) && StepState.QUEUED.equals(s.state())) {
                     tx.inNewTransaction(em -> store.markRunning(em, instanceId, s.stepId(), e.episodeId(),
-                            "episode seen running by reconcile", now()));
+                            "episode seen running by reconcile"));
                 }
                 replayIfTerminal(instance, s.stepId(), e);
             });
@@ -562,7 +569,7 @@ public final class WorkflowEngine {
         Optional<WorkflowQueries.EpisodeOutcome> existing = tx.inNewTransaction(em -> queries.episodeByKey(em, key));
         if (existing.isPresent()) {
             tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), s.stepId(), s.attempt(),
-                    existing.get().episodeId(), false, now()));
+                    existing.get().episodeId(), false));
             replayIfTerminal(instance, s.stepId(), existing.get());
         } else if (InstanceStatus.RUNNING.equals(instance.status())) {
             relaunch(instance.id(), s.stepId(), s.attempt());
@@ -614,7 +621,7 @@ public final class WorkflowEngine {
         }
         for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
             if (StepState.PENDING.equals(s.state()) && s.approvedAt() == null) {
-                tx.inNewTransaction(em -> store.approve(em, instanceId, s.stepId(), by, now()));
+                tx.inNewTransaction(em -> store.approve(em, instanceId, s.stepId(), by));
             }
         }
         if (!unblock(instance, "resumed by " + by)) {
@@ -646,7 +653,7 @@ public final class WorkflowEngine {
         // the instance row first, as the retry timer's claim takes it (see WorkflowStore#holdInFlight);
         // a cancel since the check above also makes this 0
         if (DeadlockRetry.inNewTransaction(tx, em -> store.holdInFlight(em, instanceId) == 0 ? 0
-                : store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null, "retried by " + by, now()),
+                : store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), false, "retried by " + by),
                 attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again")) == 0) {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
@@ -663,7 +670,7 @@ public final class WorkflowEngine {
     /** Approves a gated step; a blocked instance runs again. */
     public void approve(String instanceId, String stepId, String by) {
         InstanceRow instance = mustFind(instanceId);
-        if (tx.inNewTransaction(em -> store.approve(em, instanceId, stepId, by, now())) == 0) {
+        if (tx.inNewTransaction(em -> store.approve(em, instanceId, stepId, by)) == 0) {
             throw Problem.conflict("step " + stepId + " of " + instanceId + " is not a pending step awaiting approval");
         }
         if (InstanceStatus.BLOCKED.equals(instance.status()) && unblock(instance, "step " + stepId + " approved by " + by)) {
@@ -675,7 +682,7 @@ public final class WorkflowEngine {
     /** blocked → running at the version read; false when it changed since (another operator, a cancel). */
     private boolean unblock(InstanceRow blocked, String cause) {
         return tx.inNewTransaction(em -> store.moveInstance(em, blocked.id(), InstanceStatus.BLOCKED, blocked.version(),
-                InstanceStatus.RUNNING, null, cause, now())) == 1;
+                InstanceStatus.RUNNING, null, cause)) == 1;
     }
 
     private InstanceRow mustFind(String instanceId) {

@@ -1,6 +1,7 @@
 package io.cyclium.workflow;
 
 import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
@@ -66,10 +67,10 @@ public final class WorkflowQueries {
     }
 
     /** The failed steps whose retry is due by {@code now}, in running instances, oldest due first. */
-    public List<StepRow> dueRetries(EntityManager em, LocalDateTime now, int limit) {
-        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
+    public List<StepRow> dueRetries(EntityManager em, DatabaseTime time, int limit) {
+        List<?> rows = time.now(new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
                 + " JOIN cyclium_workflow_instances i ON i.id = s.instance_id"
-                + " WHERE s.state = 'failed' AND s.next_attempt_at <= ").value(Timestamp.valueOf(now))
+                + " WHERE s.state = 'failed' AND s.next_attempt_at <= "))
                 .sql(" AND i.status = 'running' ORDER BY s.next_attempt_at, s.instance_id, s.step_id ")
                 .around(limit, vendor::firstRows).query(em).getResultList();
         return rows.stream().map(r -> step((Object[]) r)).toList();

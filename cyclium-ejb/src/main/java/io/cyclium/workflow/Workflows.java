@@ -11,6 +11,7 @@ import io.cyclium.runtime.EventStored;
 import io.cyclium.runtime.Match;
 import io.cyclium.runtime.Outcome;
 import io.cyclium.runtime.RecoverySwept;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
@@ -85,10 +86,9 @@ public class Workflows {
         if (engine != null) {
             return;
         }
-        WorkflowStore store = new WorkflowStore(vendor, identity.name());
+        WorkflowStore store = new WorkflowStore(DatabaseTime.of(vendor), identity.name());
         queries = new WorkflowQueries(vendor);
-        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions(),
-                () -> LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
+        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions());
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
                 telemetry, random::nextDouble);
