@@ -111,6 +111,13 @@ public class EpisodeRetries {
         return decide(event.episodeId(), event.actorId(), event.expectationId(), event.errorClass(), false);
     }
 
+    /** Who hears of each retry stored here, once committed, with its backoff (this node's retry alarm). */
+    public void onRetryStored(java.util.function.Consumer<Duration> listener) {
+        this.retryStored = listener;
+    }
+
+    private volatile java.util.function.Consumer<Duration> retryStored = in -> { };
+
     /**
      * Schedules the retries of failures nobody heard; run after every recovery sweep, over the
      * sweep's scope. The failure and its retry row are two transactions: the episode's terminal
@@ -166,6 +173,13 @@ public class EpisodeRetries {
      * its row and a {@code retry_scheduled} journal row, both in one transaction, once.
      */
     private Optional<Instant> decide(String episodeId, String actorId, String expectationId, String errorClass,
+            boolean reconciled) {
+        Optional<Instant> next = decideInTransaction(episodeId, actorId, expectationId, errorClass, reconciled);
+        next.ifPresent(at -> retryStored.accept(Duration.between(clock.instant(), at)));
+        return next;
+    }
+
+    private Optional<Instant> decideInTransaction(String episodeId, String actorId, String expectationId, String errorClass,
             boolean reconciled) {
         if ("denied".equals(errorClass)) {
             return Optional.empty();

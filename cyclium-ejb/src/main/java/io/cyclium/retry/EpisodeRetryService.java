@@ -35,7 +35,7 @@ public class EpisodeRetryService {
     private static final Logger LOG = Logger.getLogger(EpisodeRetryService.class.getName());
 
     /** Retries the timer starts per tick. */
-    static final int BATCH = 100;
+    public static final int BATCH = 100;
 
     @Inject
     Tx tx;
@@ -58,6 +58,9 @@ public class EpisodeRetryService {
     @Inject
     Telemetry telemetry;
 
+    @Inject
+    RetryAlarm alarm;
+
     private volatile EpisodeRetries retries;
     private final EpisodeRetryQueries queries = new EpisodeRetryQueries();
 
@@ -70,6 +73,7 @@ public class EpisodeRetryService {
                     retries = new EpisodeRetries(tx, new EpisodeRetryStore(DatabaseTime.of(vendor)), queries, new EpisodeStore(vendor),
                             this::policy, new RuntimeRetryLauncher(host), clock, random::nextDouble, identity.name(),
                             telemetry);
+                    retries.onRetryStored(alarm::wake);
                 }
                 r = retries;
             }

@@ -63,6 +63,8 @@ public final class WorkflowEngine {
     private final Clock clock;
     private final Telemetry telemetry;
     private final DoubleSupplier random;
+    /** Told of every step retry this engine stores, with its backoff (the node's retry alarm). */
+    private volatile Consumer<Duration> retryStored = in -> { };
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
     private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
 
@@ -77,6 +79,11 @@ public final class WorkflowEngine {
         this.clock = clock;
         this.telemetry = telemetry;
         this.random = random;
+    }
+
+    /** Who hears of each step retry stored here, once it is committed (this node's timer, to ring when it is due). */
+    public void onRetryStored(Consumer<Duration> listener) {
+        this.retryStored = listener;
     }
 
     private LocalDateTime now() {
@@ -414,6 +421,9 @@ public final class WorkflowEngine {
             return;
         }
         telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
+        if (due != null) {
+            retryStored.accept(due);
+        }
         if (due == null && sd.critical() && !abandoned) {
             onCriticalFailure(instance.id(), sd, cause);
         }

@@ -50,7 +50,8 @@ public final class WorkflowStore {
 
     /**
      * Stores a definition (insert or replace). A code definition is written at every deploy; it
-     * keeps the enabled flag an operator set.
+     * keeps the enabled flag an operator set. Every write raises the row's version (inserted at 0):
+     * that is how other nodes notice a change ({@link WorkflowQueries#pulse}).
      */
     public void saveDefinition(EntityManager em, WorkflowDefinition def, String document, String origin) {
         String stepIds = String.join(",", def.steps().stream().map(StepDefinition::id).toList());
@@ -59,7 +60,7 @@ public final class WorkflowStore {
         String event = def.triggers().stream().map(WorkflowTrigger::event).filter(e -> e != null).findFirst().orElse(null);
         int updated = new NativeSql().sql("UPDATE cyclium_workflow_definitions SET document = ").value(document)
                 .sql(", origin = ").value(origin).sql(", steps = ").value(stepIds).sql(", trigger_type = ").value(triggerType)
-                .sql(", trigger_event = ").value(orNull(event)).sql(", updated_at = ").value(time.now())
+                .sql(", trigger_event = ").value(orNull(event)).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE workflow_id = ").value(def.id()).executeUpdate(em);
         if (updated == 0) {
             Map<String, Object> columns = new LinkedHashMap<>();
@@ -79,7 +80,7 @@ public final class WorkflowStore {
 
     public int setEnabled(EntityManager em, String workflowId, boolean enabled) {
         return new NativeSql().sql("UPDATE cyclium_workflow_definitions SET enabled = ").value(enabled)
-                .sql(", updated_at = ").value(time.now()).sql(" WHERE workflow_id = ").value(workflowId).executeUpdate(em);
+                .sql(", version = version + 1, updated_at = ").value(time.now()).sql(" WHERE workflow_id = ").value(workflowId).executeUpdate(em);
     }
 
     // ---- instances ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
+import io.cyclium.retry.RetryAlarm;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.EventStored;
 import io.cyclium.runtime.Match;
@@ -75,6 +76,9 @@ public class Workflows {
     @Inject
     WorkflowDiscovery discovery;
 
+    @Inject
+    RetryAlarm alarm;
+
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService executor;
 
@@ -92,6 +96,7 @@ public class Workflows {
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
                 telemetry, random::nextDouble);
+        engine.onRetryStored(alarm::wake);
     }
 
     WorkflowEngine engine() {
@@ -194,7 +199,7 @@ public class Workflows {
     public int startScheduled() {
         int started = 0;
         java.time.Instant now = clock.instant();
-        for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+        for (WorkflowQueries.StoredDefinition d : definitions().known()) {
             if (!d.enabled()) {
                 continue;
             }
@@ -218,6 +223,20 @@ public class Workflows {
     /** The retry timer's tick: due retries, claimed once across the cluster. */
     public int runDueRetries() {
         return engine().runDueRetries(BATCH);
+    }
+
+    /**
+     * The idle timer's one statement ({@link WorkflowQueries#pulse}): the definitions' versions go
+     * to the cache (re-read on the next use when another node changed one), and the earliest due
+     * retry, steps' or episodes', to the alarm, both measured on the database's clock.
+     */
+    public void pulse() {
+        init();
+        WorkflowQueries.Pulse p = tx.inNewTransaction(em -> queries.pulse(em));
+        definitions.seen(p.definitions());
+        LocalDateTime earliest = p.stepRetryDue() == null ? p.episodeRetryDue() : p.episodeRetryDue() == null
+                ? p.stepRetryDue() : p.stepRetryDue().isBefore(p.episodeRetryDue()) ? p.stepRetryDue() : p.episodeRetryDue();
+        alarm.heard(earliest == null ? null : java.time.Duration.between(p.now(), earliest));
     }
 
     // ---- definitions ------------------------------------------------------------------------

@@ -39,21 +39,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 class EpisodeRetriesTest {
 
     /** Timers scan every due row, so each test gets a database of its own, closed after it. */
-    final List<AutoCloseable> opened = new java.util.ArrayList<>();
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final io.cyclium.testing.OwnDatabases own = new io.cyclium.testing.OwnDatabases();
 
     TestJpa ownDatabase(Vendor vendor) {
-        TestDatabase database = TestDatabase.create(vendor);
-        opened.add(database);
-        TestJpa db = new TestJpa(database);
-        opened.add(0, db);
-        return db;
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : opened) {
-            c.close();
-        }
+        return own.open(vendor);
     }
 
     static final Instant T0 = Instant.parse("2026-11-30T12:00:00Z");
