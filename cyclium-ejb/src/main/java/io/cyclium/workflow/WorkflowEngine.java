@@ -9,6 +9,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.persistence.EntityManager;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -201,11 +202,13 @@ public final class WorkflowEngine {
      * when only approval-gated steps could run. Safe to call any number of times from any node.
      */
     public void advance(String instanceId) {
-        Optional<InstanceRow> found = tx.inNewTransaction(em -> queries.instance(em, instanceId));
-        if (found.isEmpty()) {
+        // the instance and its steps in one transaction (two reads, one round of BEGIN/COMMIT)
+        InstanceAndSteps read = tx.inNewTransaction(em -> queries.instance(em, instanceId)
+                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
+        if (read == null) {
             return;
         }
-        InstanceRow instance = found.get();
+        InstanceRow instance = read.instance();
         Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
         if (def.isEmpty()) {
             LOG.warning(() -> "Workflow instance " + instanceId + " names workflow " + instance.workflowId()
@@ -221,7 +224,7 @@ public final class WorkflowEngine {
         if (!InstanceStatus.RUNNING.equals(instance.status())) {
             return;
         }
-        List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instanceId));
+        List<StepRow> steps = read.steps();
         Map<String, StepRow> byId = new HashMap<>();
         steps.forEach(s -> byId.put(s.stepId(), s));
         boolean queuedAny = false;
@@ -261,6 +264,9 @@ public final class WorkflowEngine {
         if (steps.stream().allMatch(StepRow::finishedForGood)) {
             complete(instance, def.get(), steps);
         }
+    }
+
+    private record InstanceAndSteps(InstanceRow instance, List<StepRow> steps) {
     }
 
     /** Every dependency completed, or failed for good without being critical. */
@@ -314,10 +320,11 @@ public final class WorkflowEngine {
      */
     private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), attempt);
-        JsonObject input = input(instance, sd, attempt, byId);
+        // the dependencies' summaries are read in the launch's own transaction, after the hold
         StepLauncher.Launch launch = tx.inNewTransaction(em -> store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
-                : launcher.launch(em, sd, instance.id(), attempt, key, input, instance.sourceStack(), instance.sourceEnv()));
+                : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId),
+                        instance.sourceStack(), instance.sourceEnv()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
             episodeId = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)
@@ -333,13 +340,12 @@ public final class WorkflowEngine {
     }
 
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
-    private JsonObject input(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
+    private JsonObject input(EntityManager em, InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
         JsonObjectBuilder upstream = Json.createObjectBuilder();
         for (String dep : sd.dependsOn()) {
             StepRow d = byId.get(dep);
             if (d != null && d.episodeId() != null) {
-                String summary = tx.inNewTransaction(em -> queries.episode(em, d.episodeId()))
-                        .map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
+                String summary = queries.episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
                 upstream.add(dep, summary == null ? Json.createObjectBuilder().add("state", d.state()).build()
                         : Json.createObjectBuilder().add("state", d.state()).add("summary", summary).build());
             }
@@ -358,7 +364,10 @@ public final class WorkflowEngine {
             return;
         }
         String instanceId = event.workflowInstanceId();
-        Optional<StepRow> found = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
+        // the instance and its steps in one transaction: the finish below needs both
+        InstanceAndSteps read = tx.inNewTransaction(em -> queries.instance(em, instanceId)
+                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
+        Optional<StepRow> found = read == null ? Optional.empty() : read.steps().stream()
                 .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst();
         if (found.isEmpty() || !found.get().active()) {
             return; // another engine handled it already
@@ -382,12 +391,11 @@ public final class WorkflowEngine {
         if (!event.episodeId().equals(step.episodeId()) || !step.active()) {
             return; // an older attempt's episode, or another engine handled it already
         }
-        finished(step, event);
+        finished(read.instance(), step, event);
     }
 
-    private void finished(StepRow step, EpisodeFinished event) {
+    private void finished(InstanceRow instance, StepRow step, EpisodeFinished event) {
         String instanceId = step.instanceId();
-        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
         Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
         if (def.isEmpty()) {
             return;

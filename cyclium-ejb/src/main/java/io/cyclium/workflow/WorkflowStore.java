@@ -291,8 +291,12 @@ public final class WorkflowStore {
         columns.put("from_state", from);
         columns.put("to_state", to);
         columns.put("attempt", attempt);
-        columns.put("seq", ((Number) new NativeSql().sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM cyclium_workflow_transitions"
-                + " WHERE instance_id = ").value(instanceId).query(em).getSingleResult()).longValue());
+        // the next number in the same statement, not a read before it (one round trip per transition);
+        // ?2 is instance_id, the second column and never null. The derived table lets MariaDB read
+        // the table it inserts into. Transitions of one instance are written while holding one of
+        // its rows (instance or step), so two writers do not take the same number.
+        columns.put("seq", NativeSql.raw("(SELECT next_seq FROM (SELECT COALESCE(MAX(seq), 0) + 1 AS next_seq"
+                + " FROM cyclium_workflow_transitions WHERE instance_id = ?2) seq_of_instance)"));
         columns.put("node_identity", node);
         columns.put("cause", cause == null ? null : cause.length() > 1000 ? cause.substring(0, 1000) : cause);
         columns.put("created_at", time.now());
