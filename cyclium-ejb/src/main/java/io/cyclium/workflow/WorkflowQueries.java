@@ -1,6 +1,7 @@
 package io.cyclium.workflow;
 
 import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
@@ -66,10 +67,10 @@ public final class WorkflowQueries {
     }
 
     /** The failed steps whose retry is due by {@code now}, in running instances, oldest due first. */
-    public List<StepRow> dueRetries(EntityManager em, LocalDateTime now, int limit) {
-        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
+    public List<StepRow> dueRetries(EntityManager em, DatabaseTime time, int limit) {
+        List<?> rows = time.now(new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
                 + " JOIN cyclium_workflow_instances i ON i.id = s.instance_id"
-                + " WHERE s.state = 'failed' AND s.next_attempt_at <= ").value(Timestamp.valueOf(now))
+                + " WHERE s.state = 'failed' AND s.next_attempt_at <= "))
                 .sql(" AND i.status = 'running' ORDER BY s.next_attempt_at, s.instance_id, s.step_id ")
                 .around(limit, vendor::firstRows).query(em).getResultList();
         return rows.stream().map(r -> step((Object[]) r)).toList();
@@ -148,6 +149,36 @@ public final class WorkflowQueries {
         List<?> rows = new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE workflow_instance_id = ").value(instanceId)
                 .sql(" AND status IN ('running', 'blocked')").query(em).getResultList();
         return rows.stream().map(String.class::cast).toList();
+    }
+
+    /** Which definitions are stored: their count and the sum of their versions, which every write raises. */
+    public record DefinitionsSeen(long rows, long versions) {
+    }
+
+    /**
+     * What an idle node's workflow timer asks the database, in one statement: the definitions'
+     * {@link DefinitionsSeen}, the earliest due time of a step retry (in a running instance) and of
+     * a plain episode's retry, and the database's now, so "due in" is measured on one clock.
+     */
+    public record Pulse(DefinitionsSeen definitions, LocalDateTime stepRetryDue, LocalDateTime episodeRetryDue,
+            LocalDateTime now) {
+    }
+
+    public DefinitionsSeen definitionsSeen(EntityManager em) {
+        Object[] r = (Object[]) em.createNativeQuery("SELECT COUNT(*), COALESCE(SUM(version), 0) FROM cyclium_workflow_definitions")
+                .getSingleResult();
+        return new DefinitionsSeen(((Number) r[0]).longValue(), ((Number) r[1]).longValue());
+    }
+
+    public Pulse pulse(EntityManager em) {
+        Object[] r = (Object[]) em.createNativeQuery("SELECT (SELECT COUNT(*) FROM cyclium_workflow_definitions),"
+                + " (SELECT COALESCE(SUM(version), 0) FROM cyclium_workflow_definitions),"
+                + " (SELECT MIN(s.next_attempt_at) FROM cyclium_workflow_steps s JOIN cyclium_workflow_instances i"
+                + " ON i.id = s.instance_id WHERE s.state = 'failed' AND s.next_attempt_at IS NOT NULL AND i.status = 'running'),"
+                + " (SELECT MIN(retry_due_at) FROM cyclium_episodes WHERE retry_due_at IS NOT NULL AND status = 'failed'"
+                + " AND archived_at IS NULL), " + vendor.utcNow()).getSingleResult();
+        return new Pulse(new DefinitionsSeen(((Number) r[0]).longValue(), ((Number) r[1]).longValue()), time(r[2]), time(r[3]),
+                time(r[4]));
     }
 
     public Optional<StoredDefinition> definition(EntityManager em, String workflowId) {

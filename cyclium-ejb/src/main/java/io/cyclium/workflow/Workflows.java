@@ -6,11 +6,13 @@ import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
+import io.cyclium.retry.RetryAlarm;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.EventStored;
 import io.cyclium.runtime.Match;
 import io.cyclium.runtime.Outcome;
 import io.cyclium.runtime.RecoverySwept;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
@@ -78,6 +80,9 @@ public class Workflows {
     @Inject
     WorkflowDiscovery discovery;
 
+    @Inject
+    RetryAlarm alarm;
+
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService executor;
 
@@ -90,14 +95,14 @@ public class Workflows {
         if (engine != null) {
             return;
         }
-        WorkflowStore store = new WorkflowStore(vendor, identity.name());
+        WorkflowStore store = new WorkflowStore(DatabaseTime.of(vendor), identity.name());
         queries = new WorkflowQueries(vendor);
-        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions(),
-                () -> LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
+        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions());
         instanceGauges = new InstanceGauges(telemetry);
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
                 telemetry, random::nextDouble).tracedBy(tracing);
+        engine.onRetryStored(alarm::wake);
     }
 
     WorkflowEngine engine() {
@@ -207,7 +212,7 @@ public class Workflows {
     public int startScheduled() {
         int started = 0;
         java.time.Instant now = clock.instant();
-        for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+        for (WorkflowQueries.StoredDefinition d : definitions().known()) {
             if (!d.enabled()) {
                 continue;
             }
@@ -231,6 +236,20 @@ public class Workflows {
     /** The retry timer's tick: due retries, claimed once across the cluster. */
     public int runDueRetries() {
         return engine().runDueRetries(BATCH);
+    }
+
+    /**
+     * The idle timer's one statement ({@link WorkflowQueries#pulse}): the definitions' versions go
+     * to the cache (re-read on the next use when another node changed one), and the earliest due
+     * retry, steps' or episodes', to the alarm, both measured on the database's clock.
+     */
+    public void pulse() {
+        init();
+        WorkflowQueries.Pulse p = tx.inNewTransaction(em -> queries.pulse(em));
+        definitions.seen(p.definitions());
+        LocalDateTime earliest = p.stepRetryDue() == null ? p.episodeRetryDue() : p.episodeRetryDue() == null
+                ? p.stepRetryDue() : p.stepRetryDue().isBefore(p.episodeRetryDue()) ? p.stepRetryDue() : p.episodeRetryDue();
+        alarm.heard(earliest == null ? null : java.time.Duration.between(p.now(), earliest));
     }
 
     // ---- definitions ------------------------------------------------------------------------

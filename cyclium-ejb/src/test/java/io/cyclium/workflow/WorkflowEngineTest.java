@@ -347,6 +347,47 @@ class WorkflowEngineTest {
         assertThat(done.retriesTotal()).isEqualTo(2);
     }
 
+    /** An engine of a node whose own clock is {@code skew} off; its store writes the database's clock, as in production. */
+    WorkflowEngine skewedEngine(TestJpa db, WorkflowDefinition def, StepLauncher launcher, Duration skew) {
+        return new WorkflowEngine(db, new WorkflowStore(io.cyclium.store.DatabaseTime.of(db.vendor()), "skewed"),
+                new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), launcher,
+                java.time.Clock.offset(java.time.Clock.systemUTC(), skew), telemetry, () -> 0.5);
+    }
+
+    static LocalDateTime databaseNow(TestJpa db) {
+        return db.inNewTransaction(em -> io.cyclium.store.DatabaseTime.of(db.vendor()).read(em));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_times_and_its_retry_due_time_are_the_database_s_whatever_the_node_s_clock_says(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RetryPolicy retry = new RetryPolicy(3, Duration.ofSeconds(10), 3.0, Duration.ofMinutes(5), 0.0, Set.of());
+        WorkflowDefinition def = workflow(new StepDefinition("flaky", "worker", "work", List.of(), true, false,
+                FailurePolicy.ABORT, retry));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine ahead = skewedEngine(db, def, episodes, Duration.ofHours(1));
+
+        LocalDateTime before = databaseNow(db);
+        String id = ahead.start(def, whole());
+        ahead.onFinished(episodes.finish(episodes.only("flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        LocalDateTime after = databaseNow(db).plusNanos(1_000_000);
+
+        StepRow failed = steps(db, id).get("flaky");
+        assertThat(failed.nextAttemptAt()).as("the database's now + 10 s").isBetween(before.plusSeconds(10),
+                after.plusSeconds(10));
+        assertThat(List.of(failed.queuedAt(), failed.finishedAt(), instance(db, id).startedAt())).allSatisfy(t ->
+                assertThat(t).isBetween(before.minusNanos(1_000_000), after));
+        List<TransitionRow> journal = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).transitions(em, id));
+        assertThat(journal).extracting(TransitionRow::at).allSatisfy(t -> assertThat(t).isBetween(before.minusNanos(1_000_000), after));
+        assertThat(failed.runMs()).as("queued to failed, on one clock").isBetween(0L, Duration.between(before, after).toMillis());
+
+        ahead.runDueRetries(10);
+        assertThat(steps(db, id).get("flaky").state()).as("due in 10 s by the database, though the node's clock says an"
+                + " hour later").isEqualTo(StepState.FAILED);
+        assertThat(episodes.launched).hasSize(1);
+    }
+
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_non_retryable_error_fails_the_step_at_once_and_abort_fails_the_instance_and_cancels_running_steps(Vendor vendor) {
@@ -542,7 +583,7 @@ class WorkflowEngineTest {
 
     /** An engine whose caller may hold a transaction of its own ({@link HostTransaction}). */
     WorkflowEngine engineIn(HostTransaction host, TestJpa db, WorkflowDefinition def, StepEpisodes episodes) {
-        return new WorkflowEngine(host, new WorkflowStore(db.vendor(), "n1"), new WorkflowQueries(db.vendor()),
+        return new WorkflowEngine(host, new WorkflowStore(io.cyclium.store.DatabaseTime.following(db.vendor(), clock), "n1"), new WorkflowQueries(db.vendor()),
                 id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes, clock, telemetry, () -> 0.5);
     }
 
@@ -671,7 +712,7 @@ class WorkflowEngineTest {
     }
 
     WorkflowEngine engine(io.cyclium.store.Tx tx, TestJpa db, WorkflowDefinition def, StepLauncher launcher, String node) {
-        return new WorkflowEngine(tx, new WorkflowStore(db.vendor(), node), new WorkflowQueries(db.vendor()),
+        return new WorkflowEngine(tx, new WorkflowStore(io.cyclium.store.DatabaseTime.following(db.vendor(), clock), node), new WorkflowQueries(db.vendor()),
                 id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), launcher, clock, telemetry, () -> 0.5);
     }
 

@@ -412,7 +412,7 @@ public final class ThroughputBench {
 
     // ---- measuring -------------------------------------------------------------------------------
 
-    private record Stats(long statements, long transactions) {
+    record Stats(long statements, long transactions) {
         static Stats read(OwnPostgres pg, String db) throws SQLException {
             // the view lives where the extension was created: the server's postgres database
             try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
@@ -428,7 +428,7 @@ public final class ThroughputBench {
     }
 
     /** FROM and WHERE of pg_stat_statements for the nodes' role in the node database (the probes use another role). */
-    private static String nodeStatements(String db) {
+    static String nodeStatements(String db) {
         return " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid JOIN pg_database d ON d.oid = s.dbid"
                 + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db + "'";
     }
@@ -443,7 +443,7 @@ public final class ThroughputBench {
     }
 
     /** The phase's {@code limit} statements of most execution time (calls, mean, plans), with -Dbench.top-statements=N. */
-    private static void topStatements(OwnPostgres pg, String db, int limit) throws SQLException {
+    static void topStatements(OwnPostgres pg, String db, int limit) throws SQLException {
         if (limit <= 0) {
             return;
         }
@@ -460,7 +460,7 @@ public final class ThroughputBench {
         }
     }
 
-    private static void resetStatements(OwnPostgres pg) throws SQLException {
+    static void resetStatements(OwnPostgres pg) throws SQLException {
         // the probes run as another role, so they are never counted
         try (Connection c = pg.probe("postgres"); Statement st = c.createStatement()) {
             st.execute("SELECT pg_stat_statements_reset()");
