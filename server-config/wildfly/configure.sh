@@ -126,6 +126,13 @@ $properties
 /extension=org.wildfly.extension.metrics:remove
 /extension=org.wildfly.extension.micrometer:add
 /subsystem=micrometer:add
+# Traces: MicroProfile Telemetry gives deployments an OpenTelemetry (Cyclium's TracingProducer). Off
+# until otel.sdk.disabled=false (OTEL_SDK_DISABLED=false in the server's environment); the exporter
+# is set the same way (OTEL_EXPORTER_OTLP_ENDPOINT, ...), see docs/observability.md#traces.
+/extension=org.wildfly.extension.opentelemetry:add
+/subsystem=opentelemetry:add
+/extension=org.wildfly.extension.microprofile.telemetry:add
+/subsystem=microprofile-telemetry:add
 stop-embedded-server
 # a second embedded start: /metrics is free only once the removal above has been applied
 embed-server --server-config=standalone.xml --std-out=discard

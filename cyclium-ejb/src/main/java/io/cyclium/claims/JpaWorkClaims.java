@@ -72,6 +72,7 @@ public final class JpaWorkClaims implements WorkClaims {
     private final String selectOne;
     private final String settleDone;
     private final String settleFailed;
+    private final String settleFailedWithoutDetail;
 
     public JpaWorkClaims(Tx tx, DatabaseVendor vendor, Telemetry telemetry) {
         this.tx = Objects.requireNonNull(tx, "tx");
@@ -128,8 +129,15 @@ public final class JpaWorkClaims implements WorkClaims {
                 + CLAIMED + ", 'expired')";
         settleDone = settle + "'done'" + atOurFence;
         settleFailed = settle + "'failed', error_detail = ?4" + atOurFence;
-        releaseAll = "UPDATE " + TABLE + " SET state = 'expired', lease_until = " + now
-                + " WHERE owner_node = ?1 AND state = " + CLAIMED;
+        settleFailedWithoutDetail = settle + "'failed', error_detail = NULL" + atOurFence;
+        // the drain: on PostgreSQL in key order too, as renewAll above, so that it and a batch still
+        // settling this node's leases (tasks finish while the node drains) never wait for each other in a cycle
+        String expire = "UPDATE " + TABLE + " SET state = 'expired', lease_until = " + now;
+        releaseAll = vendor == DatabaseVendor.POSTGRESQL
+                ? "WITH mine AS (SELECT dedupe_key FROM " + TABLE + " WHERE owner_node = ?1 AND state = " + CLAIMED
+                        + " ORDER BY dedupe_key COLLATE \"C\" FOR UPDATE) " + expire
+                        + " WHERE dedupe_key IN (SELECT dedupe_key FROM mine)"
+                : expire + " WHERE owner_node = ?1 AND state = " + CLAIMED;
     }
 
     public DatabaseVendor vendor() {
@@ -250,9 +258,14 @@ public final class JpaWorkClaims implements WorkClaims {
     public Optional<Boolean> settleIn(EntityManager em, String key, String owner, long fence, boolean done, String detail) {
         checkClaim(key, owner);
         // the done form through NativeSql: a group commit may batch it with other episodes' finishes
-        int changed = done ? NativeSql.numbered(settleDone, key, owner, fence).lockingClaim(key).executeUpdate(em)
-                : em.createNativeQuery(settleFailed).setParameter(4, detail)
-                        .setParameter(1, key).setParameter(2, owner).setParameter(3, fence).executeUpdate();
+        // Both forms through NativeSql, naming the lease they lock: a group commit batches them with
+        // other episodes' finishes and runs them in key order (DeferredUpdates.inLockOrder), the order
+        // the heartbeat and the drain lock leases in. A failure settle run for real beside recorded
+        // ones would take its lock ahead of that order and could close a cycle with a tick.
+        NativeSql statement = done ? NativeSql.numbered(settleDone, key, owner, fence)
+                : detail == null ? NativeSql.numbered(settleFailedWithoutDetail, key, owner, fence)
+                : NativeSql.numbered(settleFailed, key, owner, fence, detail);
+        int changed = statement.lockingClaim(key).executeUpdate(em);
         if (changed == 0) {
             LOG.log(Level.FINE, "claim {0} not settled at fence {1}: {2} no longer holds it", new Object[] {key, fence, owner});
             return Optional.of(false);

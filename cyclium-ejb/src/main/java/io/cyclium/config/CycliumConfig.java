@@ -40,6 +40,7 @@ import java.util.Optional;
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
  *                               which runs on the database clock) to prove drift changes nothing
  * @param retention              windows, time of day and chunk size of the retention job
+ * @param tracing                whether episodes and workflows make spans ({@code otel.sdk.disabled=false})
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -70,7 +71,8 @@ public record CycliumConfig(
         IdentitySource identity,
         int failedLoginsBeforeDelay,
         Duration clockSkew,
-        RetentionSettings retention) {
+        RetentionSettings retention,
+        boolean tracing) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
@@ -85,6 +87,6 @@ public record CycliumConfig(
                 + ", demoEnabled=" + demoEnabled + ", workClaimsEnabled=" + workClaimsEnabled
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
-                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + "]";
+                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing + "]";
     }
 }

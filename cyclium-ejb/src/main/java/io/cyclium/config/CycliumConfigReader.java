@@ -22,6 +22,11 @@ public final class CycliumConfigReader {
     public static final String ENV = "cyclium.env";
     public static final String SCHEMA_MIGRATE = "cyclium.schema.migrate";
     public static final String DEMO_ENABLED = "cyclium.demo.enabled";
+    /**
+     * MicroProfile Telemetry's own switch, read here too: {@code false} turns on the server's
+     * OpenTelemetry SDK and Cyclium's spans together (one setting); unset or {@code true}, no span is made.
+     */
+    public static final String OTEL_SDK_DISABLED = "otel.sdk.disabled";
     public static final String CLAIMS_ENABLED = "cyclium.work-claims.enabled";
     public static final String LEASE_SECONDS = "cyclium.work-claims.lease-seconds";
     public static final String HEARTBEAT_MIN_TICK_MS = "cyclium.work-claims.heartbeat-min-tick-ms";
@@ -102,6 +107,7 @@ public final class CycliumConfigReader {
         String env = slug(ENV);
         boolean migrate = bool(SCHEMA_MIGRATE, true);
         boolean demo = bool(DEMO_ENABLED, false);
+        boolean tracing = !bool(OTEL_SDK_DISABLED, true);
         boolean claims = bool(CLAIMS_ENABLED, true);
         int lease = (int) number(LEASE_SECONDS, 120, 3, 86_400, "seconds");
         long minTick = number(HEARTBEAT_MIN_TICK_MS, 1000, 100, 60_000, "milliseconds");
@@ -136,7 +142,7 @@ public final class CycliumConfigReader {
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, failedLogins, Duration.ofMillis(skew), retention);
+                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, failedLogins, Duration.ofMillis(skew), retention, tracing);
     }
 
     private RetentionSettings retention() {

@@ -23,7 +23,7 @@ public class DebouncedTriggerStore {
     static final String TABLE = "cyclium_debounced_triggers";
 
     private static final String COLUMNS = "id, actor_id, expectation_id, subject, source_stack, source_env, trigger_ref,"
-            + " dedupe_key, window_ms, version, fire_at";
+            + " dedupe_key, window_ms, version, fire_at, trace_parent";
 
     private final DatabaseVendor vendor;
 
@@ -36,7 +36,7 @@ public class DebouncedTriggerStore {
         long window = t.window().toMillis();
         String now = vendor.utcNow();
         String columns = "(id, actor_id, expectation_id, subject, source_stack, source_env, trigger_ref, dedupe_key,"
-                + " window_ms, version, fire_at, inserted_at, updated_at)";
+                + " window_ms, trace_parent, version, fire_at, inserted_at, updated_at)";
         NativeSql sql = new NativeSql();
         switch (vendor) {
             case POSTGRESQL, MARIADB -> {
@@ -45,10 +45,12 @@ public class DebouncedTriggerStore {
                 sql.sql(", 1, ").around(window, this::fireAt).sql(", " + now + ", " + now + ")");
                 sql.sql(vendor == DatabaseVendor.POSTGRESQL
                         ? " ON CONFLICT (id) DO UPDATE SET trigger_ref = EXCLUDED.trigger_ref, dedupe_key = EXCLUDED.dedupe_key,"
-                                + " window_ms = EXCLUDED.window_ms, fire_at = EXCLUDED.fire_at, version = " + TABLE
+                                + " window_ms = EXCLUDED.window_ms, trace_parent = EXCLUDED.trace_parent,"
+                                + " fire_at = EXCLUDED.fire_at, version = " + TABLE
                                 + ".version + 1, updated_at = EXCLUDED.updated_at"
                         : " ON DUPLICATE KEY UPDATE trigger_ref = VALUES(trigger_ref), dedupe_key = VALUES(dedupe_key),"
-                                + " window_ms = VALUES(window_ms), fire_at = VALUES(fire_at), version = version + 1,"
+                                + " window_ms = VALUES(window_ms), trace_parent = VALUES(trace_parent),"
+                                + " fire_at = VALUES(fire_at), version = version + 1,"
                                 + " updated_at = VALUES(updated_at)");
             }
             // H2's MERGE is no atomic upsert: two merges of one new subject both found no row and both
@@ -58,6 +60,7 @@ public class DebouncedTriggerStore {
                 for (int attempt = 0; attempt < 3; attempt++) {
                     NativeSql update = new NativeSql().sql("UPDATE " + TABLE + " SET trigger_ref = ").value(t.trigger().toJson().toString())
                             .sql(", dedupe_key = ").value(t.dedupeKey()).sql(", window_ms = ").value(window)
+                            .sql(", trace_parent = ").value(traceParent(t))
                             .sql(", fire_at = ").around(window, this::fireAt).sql(", version = version + 1, updated_at = " + now
                                     + " WHERE id = ").value(t.id());
                     if (update.executeUpdate(em) == 1) {
@@ -78,12 +81,13 @@ public class DebouncedTriggerStore {
                         + " t USING (VALUES (");
                 values(sql, t, window);
                 sql.sql(")) AS s (id, actor_id, expectation_id, subject, source_stack, source_env, trigger_ref, dedupe_key,"
-                        + " window_ms) ON t.id = s.id"
+                        + " window_ms, trace_parent) ON t.id = s.id"
                         + " WHEN MATCHED THEN UPDATE SET trigger_ref = s.trigger_ref, dedupe_key = s.dedupe_key,"
-                        + " window_ms = s.window_ms, fire_at = " + fireAt("s.window_ms") + ", version = t.version + 1,"
+                        + " window_ms = s.window_ms, trace_parent = s.trace_parent, fire_at = " + fireAt("s.window_ms")
+                        + ", version = t.version + 1,"
                         + " updated_at = " + now
                         + " WHEN NOT MATCHED THEN INSERT " + columns + " VALUES (s.id, s.actor_id, s.expectation_id,"
-                        + " s.subject, s.source_stack, s.source_env, s.trigger_ref, s.dedupe_key, s.window_ms, 1, "
+                        + " s.subject, s.source_stack, s.source_env, s.trigger_ref, s.dedupe_key, s.window_ms, s.trace_parent, 1, "
                         + fireAt("s.window_ms") + ", " + now + ", " + now + ")" + (vendor == DatabaseVendor.SQLSERVER ? ";" : ""));
             }
             default -> throw new IllegalArgumentException(String.valueOf(vendor));
@@ -91,11 +95,17 @@ public class DebouncedTriggerStore {
         sql.executeUpdate(em);
     }
 
-    /** The row's own values, in {@code columns}' order up to window_ms; an unset stack or env is a typed NULL. */
+    /** The row's own values, in {@code columns}' order up to trace_parent; an unset stack, env or trace parent is a typed NULL. */
     private static void values(NativeSql sql, DebouncedTrigger t, long window) {
         sql.value(t.id()).sql(", ").value(t.actorId()).sql(", ").value(t.expectationId()).sql(", ").value(t.subject())
                 .sql(", ").value(orNull(t.sourceStack())).sql(", ").value(orNull(t.sourceEnv())).sql(", ")
-                .value(t.trigger().toJson().toString()).sql(", ").value(t.dedupeKey()).sql(", ").value(window);
+                .value(t.trigger().toJson().toString()).sql(", ").value(t.dedupeKey()).sql(", ").value(window)
+                .sql(", ").value(traceParent(t));
+    }
+
+    /** The last event's span replaces the earlier one's with the rest of the row (null when tracing is off). */
+    private static Object traceParent(DebouncedTrigger t) {
+        return t.traceParent() == null ? NativeSql.raw("CAST(NULL AS VARCHAR(55))") : t.traceParent();
     }
 
     private static Object orNull(String value) {
@@ -104,9 +114,14 @@ public class DebouncedTriggerStore {
 
     /** Rows of this env whose window has closed on the database's clock, oldest first. */
     @SuppressWarnings("unchecked")
-    public List<DebouncedTrigger> due(EntityManager em, String env, int limit) {
+    public List<DebouncedTrigger> due(EntityManager em, String env, java.util.Collection<String> actorIds, int limit) {
+        if (actorIds.isEmpty()) {
+            return List.of();
+        }
+        // only the actors the caller fires: rows of an actor no node runs any more (undeployed, or
+        // disabled here) must not fill every pass's batch and hide the due rows behind them
         NativeSql sql = new NativeSql().sql("SELECT " + COLUMNS + " FROM " + TABLE + " WHERE fire_at <= " + vendor.utcNow()
-                + " AND ").is("source_env", env).sql(" ORDER BY fire_at, id");
+                + " AND ").is("source_env", env).sql(" AND ").in("actor_id", actorIds).sql(" ORDER BY fire_at, id");
         List<DebouncedTrigger> out = new ArrayList<>();
         for (Object[] r : (List<Object[]>) sql.query(em).setMaxResults(limit).getResultList()) {
             out.add(row(r));
@@ -156,6 +171,6 @@ public class DebouncedTriggerStore {
         LocalDateTime fireAt = t instanceof java.sql.Timestamp ts ? ts.toLocalDateTime() : (LocalDateTime) t;
         return new DebouncedTrigger((String) r[0], (String) r[1], (String) r[2], (String) r[3], (String) r[4], (String) r[5],
                 TriggerInfo.fromJson(JsonText.parseObject(NativeSql.text(r[6]))), (String) r[7],
-                Duration.ofMillis(((Number) r[8]).longValue()), ((Number) r[9]).longValue(), fireAt);
+                Duration.ofMillis(((Number) r[8]).longValue()), ((Number) r[9]).longValue(), fireAt, (String) r[11]);
     }
 }

@@ -89,6 +89,10 @@ public class EpisodeEntity {
     @Column(name = "metadata")
     public String metadata;
 
+    /** W3C traceparent a run of this episode starts its span under (V15); null when tracing was off. */
+    @Column(name = "trace_parent")
+    public String traceParent;
+
     @Column(name = "queued_at")
     public LocalDateTime queuedAt;
 

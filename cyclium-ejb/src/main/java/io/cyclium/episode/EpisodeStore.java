@@ -73,6 +73,10 @@ public class EpisodeStore {
         columns.put("workflow_step_id", e.workflowStepId());
         columns.put("source_stack", e.sourceStack());
         columns.put("source_env", e.sourceEnv());
+        if (e.traceParent() != null) {
+            // only when tracing is on: the statement's shape (and the batches it joins) is unchanged when off
+            columns.put("trace_parent", e.traceParent());
+        }
         columns.put("queued_at", e.queued() ? NativeSql.raw(now()) : null);
         columns.put("started_at", NativeSql.raw(now()));
         columns.put("updated_at", NativeSql.raw(now()));
@@ -140,7 +144,8 @@ public class EpisodeStore {
         TriggerInfo trigger = TriggerInfo.fromJson(JsonText.parseObject(e.triggerRef));
         return Optional.of(new RunSnapshot(new EpisodeRef(e.id, e.actorId, e.expectationId, e.dedupeKey, e.sourceStack,
                 e.sourceEnv), e.status, trigger, e.attempts, e.maxAttempts, budgetFrom(e.budget, fallbackBudget),
-                e.cancelRequested, maxStep.intValue() + 1, checkpoint, resolution, e.workflowInstanceId, e.workflowStepId));
+                e.cancelRequested, maxStep.intValue() + 1, checkpoint, resolution, e.workflowInstanceId, e.workflowStepId,
+                e.traceParent));
     }
 
     /**

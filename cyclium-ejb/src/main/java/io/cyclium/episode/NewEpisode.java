@@ -7,17 +7,26 @@ import java.util.Objects;
 /**
  * An episode about to be inserted. {@code dedupeKey} null means "no dedupe" (manual starts without
  * an idempotency id, workflow steps). {@code runNode} is set when this node will run it now;
- * {@code queued} when it waits for a slot.
+ * {@code queued} when it waits for a slot. {@code traceParent} is the W3C traceparent its runs
+ * start their spans under (null when tracing is off).
  */
 public record NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
         String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
-        String sourceEnv, String workflowInstanceId, String workflowStepId) {
+        String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent) {
 
     public NewEpisode {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(actorId, "actorId");
         Objects.requireNonNull(expectationId, "expectationId");
         Objects.requireNonNull(trigger, "trigger");
+    }
+
+    /** Without a trace parent (tracing off, tests). */
+    public NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
+            String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
+            String sourceEnv, String workflowInstanceId, String workflowStepId) {
+        this(id, actorId, expectationId, specRev, trigger, dedupeKey, maxAttempts, budget, runNode, queued, sourceStack,
+                sourceEnv, workflowInstanceId, workflowStepId, null);
     }
 
     public EpisodeRef ref() {

@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.store.Jsons;
 import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.claims.HeldClaim;
@@ -9,6 +10,7 @@ import io.cyclium.episode.RunSnapshot;
 import io.cyclium.episode.StepKind;
 import io.cyclium.finding.FindingAction;
 import io.cyclium.output.OutputProposal;
+import io.cyclium.telemetry.TraceSpan;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +72,8 @@ final class ConvergeStep {
         int outputFailures = 0;
         for (OutputProposal p : outputs) {
             ConvergeEffects.Effect effect;
+            TraceSpan span = writes.trace() == TraceSpan.NONE ? TraceSpan.NONE
+                    : writes.trace().child("cyclium output " + p.type(), SpanAttributes.OUTPUT_TYPE, p.type());
             try {
                 effect = env.effects().deliver(p, s.ref(), resumedRun);
             } catch (RuntimeException e) {
@@ -77,6 +81,10 @@ final class ConvergeStep {
                 effect = new ConvergeEffects.Effect(false, StepKind.OUTPUT_FAILED, null,
                         Jsons.object().add("type", p.type()).add("error", String.valueOf(e)).build());
             }
+            if (!effect.ok()) {
+                span.failed("output_failed");
+            }
+            span.close();
             if (!effect.ok()) {
                 outputFailures++;
             }

@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.store.Jsons;
 import io.cyclium.episode.Budget;
 import io.cyclium.episode.Convergence;
@@ -17,6 +18,7 @@ import io.cyclium.actor.ExpectationDefinition;
 import io.cyclium.keys.CanonicalJson;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.output.OutputProposal;
+import io.cyclium.telemetry.TraceSpan;
 import jakarta.json.JsonObject;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -24,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -67,6 +70,10 @@ public final class EpisodeTask implements Runnable {
     // when this run took the episode up (its duration metric counts from here: a run resumed after
     // an approval or on another node is timed from its resume, not from the episode's first start)
     private Instant runStartedAt;
+    // this run's span (NONE when tracing is off) and what its outcome attribute says
+    private TraceSpan run = TraceSpan.NONE;
+    private String terminalStatus;
+    private String terminalError;
 
     /**
      * @param given       the row as just inserted by this node, or null to read it
@@ -116,6 +123,33 @@ public final class EpisodeTask implements Runnable {
             return Outcome.NOT_RUNNABLE;
         }
         writes = new EpisodeWrites(env, episodeId, s.nextStepNo());
+        if (!env.tracing().on()) {
+            return execute(s);
+        }
+        // one span per run, under the span that stored the episode (an event's, a workflow
+        // instance's, a trigger's), on whichever node runs it: a resumed or recovered run joins the
+        // same trace as the first (a run on a node that died never ended its span, so never exported it)
+        run = env.tracing().start("cyclium episode " + s.ref().actorId() + "/" + s.ref().expectationId(), s.traceParent(),
+                SpanAttributes.ACTOR, s.ref().actorId(), SpanAttributes.EXPECTATION, s.ref().expectationId(),
+                SpanAttributes.EPISODE_ID, episodeId, SpanAttributes.ATTEMPT, String.valueOf(s.attempts()),
+                SpanAttributes.NODE, env.node(), SpanAttributes.TRIGGER, s.trigger().type(),
+                SpanAttributes.RESUMED, String.valueOf(resume),
+                SpanAttributes.WORKFLOW_INSTANCE_ID, s.workflowInstanceId(), SpanAttributes.WORKFLOW_STEP, s.workflowStepId());
+        writes.tracedUnder(run);
+        Outcome ended = Outcome.FAILED;
+        try {
+            ended = execute(s);
+            return ended;
+        } finally {
+            run.set(SpanAttributes.OUTCOME, terminalStatus != null ? terminalStatus : ended.name().toLowerCase(Locale.ROOT));
+            if (ended == Outcome.FAILED) {
+                run.failed(terminalError != null ? terminalError : "failed");
+            }
+            run.close();
+        }
+    }
+
+    private Outcome execute(RunSnapshot s) {
         Optional<ExpectationDefinition> exp = env.strategies().expectation(s.ref().actorId(), s.ref().expectationId());
         String claimKey = EpisodeClaimKey.of(s.ref().dedupeKey(), episodeId);
         HeldClaim claim = handedClaim;
@@ -234,40 +268,48 @@ public final class EpisodeTask implements Runnable {
             if (step == null) {
                 return fail(s, "crash", strategy.getClass().getName() + ".decide returned null");
             }
-            if (step instanceof Step.Observe o) {
-                Optional<StepResult> observed = ObserveStep.run(o, ctx, writes);
-                if (observed.isEmpty()) {
-                    return Outcome.CLAIM_LOST;
+            TraceSpan stepSpan = run == TraceSpan.NONE ? TraceSpan.NONE
+                    : run.child("cyclium " + StepSpans.name(step), SpanAttributes.TURN, String.valueOf(turns));
+            writes.tracedUnder(stepSpan);
+            try {
+                if (step instanceof Step.Observe o) {
+                    Optional<StepResult> observed = ObserveStep.run(o, ctx, writes);
+                    if (observed.isEmpty()) {
+                        return Outcome.CLAIM_LOST;
+                    }
+                    state = strategy.onResult(state, observed.get(), ctx);
+                } else if (step instanceof Step.Checkpoint c) {
+                    int number = writes.checkpoint(CheckpointCodec.write(state), strategy.stateVersion(), c.phase(),
+                            StepKind.CHECKPOINT, Jsons.object().add("phase", c.phase()).build());
+                    if (number < 0) {
+                        return Outcome.CLAIM_LOST;
+                    }
+                    checkpointBase = number;
+                    turnsAtCheckpoint = turns;
+                    state = strategy.onResult(state, StepResult.checkpointed(c.phase()), ctx);
+                } else if (step instanceof Step.ProposeOutput p) {
+                    addProposal(proposed, p.proposal());
+                    if (!writes.journal(StepKind.OUTPUT_PROPOSED, ProposalJournal.detail(p.proposal()), null, null, null)) {
+                        return Outcome.CLAIM_LOST;
+                    }
+                    state = strategy.onResult(state, StepResult.outputProposed(p.proposal().type()), ctx);
+                } else if (step instanceof Step.RequestApproval a) {
+                    String hash = CanonicalJson.hash(a.plan());
+                    return block(s, strategy, state, StepKind.APPROVAL_REQUESTED,
+                            Jsons.object().add("plan", a.plan()).add("planHash", hash).build());
+                } else if (step instanceof Step.Wait w) {
+                    return block(s, strategy, state, StepKind.WAIT_STARTED,
+                            Jsons.object().add("reference", w.reference()).build());
+                } else if (step instanceof Step.Done d) {
+                    return finish(s, EpisodeStatus.DONE, d.summary(), null, Jsons.object()
+                            .add("summary", d.summary() == null ? "" : d.summary()).build());
+                } else {
+                    Convergence conv = strategy.converge(state, ctx);
+                    return converge(s, exp, claim, conv == null ? Convergence.of(null) : conv, proposed);
                 }
-                state = strategy.onResult(state, observed.get(), ctx);
-            } else if (step instanceof Step.Checkpoint c) {
-                int number = writes.checkpoint(CheckpointCodec.write(state), strategy.stateVersion(), c.phase(),
-                        StepKind.CHECKPOINT, Jsons.object().add("phase", c.phase()).build());
-                if (number < 0) {
-                    return Outcome.CLAIM_LOST;
-                }
-                checkpointBase = number;
-                turnsAtCheckpoint = turns;
-                state = strategy.onResult(state, StepResult.checkpointed(c.phase()), ctx);
-            } else if (step instanceof Step.ProposeOutput p) {
-                addProposal(proposed, p.proposal());
-                if (!writes.journal(StepKind.OUTPUT_PROPOSED, ProposalJournal.detail(p.proposal()), null, null, null)) {
-                    return Outcome.CLAIM_LOST;
-                }
-                state = strategy.onResult(state, StepResult.outputProposed(p.proposal().type()), ctx);
-            } else if (step instanceof Step.RequestApproval a) {
-                String hash = CanonicalJson.hash(a.plan());
-                return block(s, strategy, state, StepKind.APPROVAL_REQUESTED,
-                        Jsons.object().add("plan", a.plan()).add("planHash", hash).build());
-            } else if (step instanceof Step.Wait w) {
-                return block(s, strategy, state, StepKind.WAIT_STARTED,
-                        Jsons.object().add("reference", w.reference()).build());
-            } else if (step instanceof Step.Done d) {
-                return finish(s, EpisodeStatus.DONE, d.summary(), null, Jsons.object()
-                        .add("summary", d.summary() == null ? "" : d.summary()).build());
-            } else {
-                Convergence conv = strategy.converge(state, ctx);
-                return converge(s, exp, claim, conv == null ? Convergence.of(null) : conv, proposed);
+            } finally {
+                stepSpan.close();
+                writes.tracedUnder(run);
             }
         }
     }
@@ -349,6 +391,8 @@ public final class EpisodeTask implements Runnable {
     }
 
     private void terminal(RunSnapshot s, EpisodeStatus status, String errorClass) {
+        terminalStatus = status.wire();
+        terminalError = errorClass;
         env.telemetry().count("episode_finished", "actor", s.ref().actorId(), "status", status.wire());
         if (runStartedAt != null) {
             env.telemetry().time("episode_duration", Duration.between(runStartedAt, env.clock().instant()), "actor",

@@ -1,5 +1,6 @@
 package io.cyclium.execution;
 
+import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.store.Jsons;
 import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStatus;
@@ -13,6 +14,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.logging.Logger;
+import io.cyclium.telemetry.TraceSpan;
 
 /**
  * What a running task writes about its episode, each change in one short transaction of its own:
@@ -35,6 +37,7 @@ final class EpisodeWrites {
     private boolean claimSettled;
     private boolean checkpointsExist;
     private boolean mayBeQueued;
+    private TraceSpan trace = TraceSpan.NONE;
     private WriteRetry retry;
 
     EpisodeWrites(TaskEnvironment env, String episodeId, int firstStepNo) {
@@ -267,9 +270,28 @@ final class EpisodeWrites {
      * on, and the work resets what it captured) instead of ending the episode as a crash.
      */
     private <T> T inTransaction(Supplier<String> what, Function<EntityManager, T> work) {
-        if (retry == null) {
-            return env.tx().inGroupTransaction(work);
+        // tracing off: no span, and the description is never built
+        TraceSpan span = trace == TraceSpan.NONE ? TraceSpan.NONE : trace.child("cyclium journal write", SpanAttributes.WRITE, what.get());
+        try {
+            if (retry == null) {
+                return env.tx().inGroupTransaction(work);
+            }
+            return retry.run(what, () -> env.tx().inGroupTransaction(work));
+        } catch (RuntimeException | Error e) {
+            span.failed(e.getClass().getSimpleName());
+            throw e;
+        } finally {
+            span.close();
         }
-        return retry.run(what, () -> env.tx().inGroupTransaction(work));
+    }
+
+    /** The span of the current step (or the run's between steps); NONE when tracing is off. */
+    TraceSpan trace() {
+        return trace;
+    }
+
+    /** The span this task's writes are children of from now on (the current step's, or the run's). */
+    void tracedUnder(TraceSpan span) {
+        trace = span;
     }
 }

@@ -6,6 +6,7 @@ import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -15,10 +16,17 @@ import java.util.function.Consumer;
  *
  * @param writePatience how long a task tries one of its writes again while the database cannot be
  *                      reached before it gives the episode up to recovery ({@link WriteRetry}); zero: one try
+ * @param tracing       spans of runs, steps, writes and deliveries ({@link Tracing#OFF}: none)
  */
 public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
         ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
-        Consumer<EpisodeProgressed> progressed, Duration writePatience) {
+        Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing) {
+
+    public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
+            Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
+            Consumer<EpisodeProgressed> progressed, Duration writePatience) {
+        this(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, writePatience, Tracing.OFF);
+    }
 
     public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
             Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
@@ -28,7 +36,14 @@ public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategi
 
     /** The same environment with another patience for writes. */
     public TaskEnvironment withWritePatience(Duration patience) {
-        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, patience);
+        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
+                patience, tracing);
+    }
+
+    /** The same environment with spans. */
+    public TaskEnvironment withTracing(Tracing other) {
+        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
+                writePatience, other);
     }
 
     /** Without anyone told of journal rows as they are written (tests, tools). */

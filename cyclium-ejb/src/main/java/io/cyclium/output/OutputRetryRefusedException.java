@@ -1,9 +1,10 @@
 package io.cyclium.output;
 
 /**
- * Only a {@code failed} output can be retried. A delivered one is done; a proposed or retrying one
- * is being delivered right now (by its episode or by another retry), and a second delivery is
- * exactly what the dedupe key exists to prevent.
+ * Only a {@code failed} output, or a {@code proposed} one whose episode has ended (left behind by a
+ * run that died between the adapter and recording its answer), can be retried. A delivered one is
+ * done; one proposed by an episode that still runs is delivered by that episode, and a retrying one
+ * by another retry right now: a second delivery is exactly what the dedupe key exists to prevent.
  */
 public class OutputRetryRefusedException extends RuntimeException {
 
@@ -13,7 +14,10 @@ public class OutputRetryRefusedException extends RuntimeException {
     private final String status;
 
     public OutputRetryRefusedException(String outputId, String status) {
-        super("output " + outputId + " is " + status + ", not failed: only a failed output can be retried");
+        super("output " + outputId + " is " + status + (OutputStore.PROPOSED.equals(status)
+                ? " by an episode that is still running, which delivers it; only a failed output, or a proposed one whose"
+                        + " episode has ended, can be retried"
+                : ", not failed: only a failed output, or a proposed one whose episode has ended, can be retried"));
         this.outputId = outputId;
         this.status = status;
     }

@@ -111,10 +111,13 @@ public final class OutputRouter {
     }
 
     /**
-     * Delivers a {@code failed} output once more, through the same adapter type and dedupe key.
+     * Delivers a {@code failed} output once more, through the same adapter type and dedupe key; also
+     * a {@code proposed} one whose episode has ended (its run died between the adapter and recording
+     * the answer, and no run of it will come back to it) — at least once to the adapter, as a resumed
+     * run's redelivery is.
      *
      * @throws UnknownOutputException       no output has this id
-     * @throws OutputRetryRefusedException  it is not failed (delivered, or being delivered now)
+     * @throws OutputRetryRefusedException  it is neither (delivered, its episode still runs, or being delivered now)
      */
     public OutputOutcome retry(String outputId) {
         RetryClaim claim = tx.inNewTransaction(em -> {

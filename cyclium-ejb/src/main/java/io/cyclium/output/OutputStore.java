@@ -17,7 +17,8 @@ import java.util.Optional;
  * for pages and the API is {@link OutputQueries}).
  *
  * <p>Lifecycle: {@code proposed} (inserted; the unique dedupe key lets one insert through per
- * key) → {@code delivered} or {@code failed}; an operator's retry moves {@code failed} →
+ * key) → {@code delivered} or {@code failed}; an operator's retry moves {@code failed} (or a
+ * {@code proposed} row whose episode has ended: a node died between the adapter and the answer) →
  * {@code retrying} → {@code delivered} or {@code failed}. Every transition is one UPDATE guarded
  * by the status it leaves, so two nodes can never both move the same output: 0 rows means the
  * other one did. Times come from the database clock.
@@ -40,14 +41,17 @@ public final class OutputStore {
     /** The answer to "may I retry this output?". */
     public sealed interface RetryClaim {
 
-        /** This caller moved it from failed to retrying and must deliver it now. */
+        /** This caller moved it from failed (or proposed and left behind) to retrying and must deliver it now. */
         record Claimed(OutputView output) implements RetryClaim {
         }
 
         record NotFound(String outputId) implements RetryClaim {
         }
 
-        /** It is not failed (any more): delivered, or someone is delivering it right now. */
+        /**
+         * It is neither failed nor left behind (any more): delivered, proposed by an episode that
+         * still runs (and delivers it), or someone is delivering it right now.
+         */
         record Refused(String outputId, String status) implements RetryClaim {
         }
     }
@@ -116,9 +120,14 @@ public final class OutputStore {
      * retrying at once, exactly one gets {@link RetryClaim.Claimed}.
      */
     public RetryClaim claimRetry(EntityManager em, String id) {
+        // failed, or proposed and left behind: the episode that proposed it has ended (or is gone), so
+        // no run of it will deliver it (a resumed run takes a proposed row over only while its episode
+        // runs, guarded on the attempts, and this moves it to retrying first: one of the two wins)
         int rows = new NativeSql().sql("UPDATE cyclium_outputs SET status = '" + RETRYING
                         + "', attempts = attempts + 1, updated_at = " + vendor.utcNow() + " WHERE ").is("id", id)
-                .sql(" AND status = '" + FAILED + "'").executeUpdate(em);
+                .sql(" AND (status = '" + FAILED + "' OR (status = '" + PROPOSED + "' AND NOT EXISTS (SELECT 1 FROM"
+                        + " cyclium_episodes e WHERE e.id = cyclium_outputs.episode_id AND e.status IN ('running', 'blocked'))))")
+                .executeUpdate(em);
         Optional<OutputView> output = find(em, id);
         if (output.isEmpty()) {
             return new RetryClaim.NotFound(id);

@@ -157,8 +157,14 @@ public class RecoveryStore {
      */
     public int stampInterrupted(EntityManager em, String node) {
         @SuppressWarnings("unchecked")
+        // PostgreSQL: the rows locked here first, in the order of their lease keys (EpisodeClaimKey), the
+        // order in which a group commit's batch of finishes takes the same rows (DeferredUpdates.inLockOrder):
+        // a batch still settling while the node drains then waits for the drain or the other way round,
+        // never both. (MariaDB breaks such a cycle at once; the drain runs again, see NodeDrain.)
         List<String> ids = new NativeSql().sql("SELECT id FROM cyclium_episodes WHERE run_node = ").value(node)
-                .sql(" AND status = 'running' ORDER BY id").query(em).getResultList();
+                .sql(" AND status = 'running'" + (vendor == DatabaseVendor.POSTGRESQL
+                        ? " ORDER BY COALESCE(dedupe_key, 'episode:' || id) COLLATE \"C\" FOR UPDATE" : " ORDER BY id"))
+                .query(em).getResultList();
         if (ids.isEmpty()) {
             return 0;
         }

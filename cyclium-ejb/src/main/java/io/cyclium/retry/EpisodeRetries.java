@@ -100,7 +100,8 @@ public class EpisodeRetries {
     /**
      * An episode ended (after its terminal commit). A plain (not workflow) episode that failed —
      * not canceled, not denied, not of a never-retry error class — with attempts left gets its next
-     * due time. Returns that time, empty when it does not retry.
+     * due time. Returns that time as this node's clock sees it (the stored one is the database's
+     * clock plus the same backoff), empty when it does not retry.
      */
     public Optional<Instant> onFinished(EpisodeFinished event) {
         if (!EpisodeStatus.FAILED.wire().equals(event.status()) || event.workflowInstanceId() != null
@@ -109,6 +110,13 @@ public class EpisodeRetries {
         }
         return decide(event.episodeId(), event.actorId(), event.expectationId(), event.errorClass(), false);
     }
+
+    /** Who hears of each retry stored here, once committed, with its backoff (this node's retry alarm). */
+    public void onRetryStored(java.util.function.Consumer<Duration> listener) {
+        this.retryStored = listener;
+    }
+
+    private volatile java.util.function.Consumer<Duration> retryStored = in -> { };
 
     /**
      * Schedules the retries of failures nobody heard; run after every recovery sweep, over the
@@ -166,6 +174,13 @@ public class EpisodeRetries {
      */
     private Optional<Instant> decide(String episodeId, String actorId, String expectationId, String errorClass,
             boolean reconciled) {
+        Optional<Instant> next = decideInTransaction(episodeId, actorId, expectationId, errorClass, reconciled);
+        next.ifPresent(at -> retryStored.accept(Duration.between(clock.instant(), at)));
+        return next;
+    }
+
+    private Optional<Instant> decideInTransaction(String episodeId, String actorId, String expectationId, String errorClass,
+            boolean reconciled) {
         if ("denied".equals(errorClass)) {
             return Optional.empty();
         }
@@ -180,16 +195,19 @@ public class EpisodeRetries {
                 return Optional.<Instant>empty();
             }
             Chain chain = chainOf(episodeId, row.get().dedupeKey());
-            Optional<Instant> next = policy.get().nextAttempt(chain.attempt(), errorClass, clock.instant(), random);
+            Instant from = clock.instant();
+            Optional<Instant> next = policy.get().nextAttempt(chain.attempt(), errorClass, from, random);
             if (next.isEmpty()) {
                 return next;
             }
-            if (store.schedule(em, episodeId, utc(next.get())) == 0) {
+            // only the backoff is this node's: the due time is the database's clock plus it
+            Duration retryIn = Duration.between(from, next.get());
+            if (store.schedule(em, episodeId, retryIn) == 0) {
                 return Optional.<Instant>empty(); // heard twice, or restarted or archived meanwhile: already decided
             }
             var detail = Jsons.object().add("attempt", chain.attempt()).add("maxAttempts", policy.get().maxAttempts())
                     .add("errorClass", String.valueOf(errorClass))
-                    .add("nextAttempt", chain.attempt() + 1).add("nextAt", next.get().toString());
+                    .add("nextAttempt", chain.attempt() + 1).add("dueInMs", retryIn.toMillis());
             if (reconciled) {
                 detail.add("reconciled", true);
             }
@@ -202,11 +220,10 @@ public class EpisodeRetries {
 
     /** Starts up to {@code limit} due retries; returns how many new episodes this node created. */
     public int runDue(int limit) {
-        LocalDateTime now = utc(clock.instant());
-        List<EpisodeRetryQueries.DueRetry> due = tx.inNewTransaction(em -> queries.due(em, now, limit));
+        List<EpisodeRetryQueries.DueRetry> due = tx.inNewTransaction(em -> queries.due(em, store.time(), limit));
         int started = 0;
         for (EpisodeRetryQueries.DueRetry d : due) {
-            if (tx.inNewTransaction(em -> store.claim(em, d.episodeId(), now, now.plus(CLAIM_LEASE))) == 0) {
+            if (tx.inNewTransaction(em -> store.claim(em, d.episodeId(), CLAIM_LEASE)) == 0) {
                 continue; // another node's timer has it
             }
             Chain chain = chainOf(d.episodeId(), d.dedupeKey());

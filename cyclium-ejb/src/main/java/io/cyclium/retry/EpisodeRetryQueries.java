@@ -3,6 +3,7 @@ package io.cyclium.retry;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.node.DbClock;
 import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.NativeSql;
 import jakarta.persistence.EntityManager;
 import java.time.Duration;
@@ -25,16 +26,13 @@ public class EpisodeRetryQueries {
     }
 
     /** Failed, not yet retried, due at or before {@code now}, oldest due first. */
-    public List<DueRetry> due(EntityManager em, LocalDateTime now, int limit) {
+    public List<DueRetry> due(EntityManager em, DatabaseTime time, int limit) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("SELECT id, actor_id, expectation_id, trigger_ref, dedupe_key,"
-                        + " source_stack, source_env FROM cyclium_episodes WHERE retry_due_at <= ?1"
-                        // a claim whose lease ran out (its node died) is due again
-                        + " AND (retried_by IS NULL OR retried_by = ?3) AND status = ?2 AND archived_at IS NULL"
-                        + " ORDER BY retry_due_at")
-                .setParameter(1, now)
-                .setParameter(2, EpisodeStatus.FAILED.wire())
-                .setParameter(3, EpisodeRetryStore.CLAIMED)
+        List<Object[]> rows = time.now(new NativeSql().sql("SELECT id, actor_id, expectation_id, trigger_ref, dedupe_key,"
+                        + " source_stack, source_env FROM cyclium_episodes WHERE retry_due_at <= "))
+                // a claim whose lease ran out (its node died) is due again
+                .sql(" AND (retried_by IS NULL OR retried_by = ").value(EpisodeRetryStore.CLAIMED).sql(") AND status = ")
+                .value(EpisodeStatus.FAILED.wire()).sql(" AND archived_at IS NULL ORDER BY retry_due_at").query(em)
                 .setMaxResults(limit)
                 .getResultList();
         List<DueRetry> out = new ArrayList<>();

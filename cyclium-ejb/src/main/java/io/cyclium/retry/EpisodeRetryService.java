@@ -9,6 +9,7 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.RecoverySwept;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
@@ -34,7 +35,7 @@ public class EpisodeRetryService {
     private static final Logger LOG = Logger.getLogger(EpisodeRetryService.class.getName());
 
     /** Retries the timer starts per tick. */
-    static final int BATCH = 100;
+    public static final int BATCH = 100;
 
     @Inject
     Tx tx;
@@ -57,6 +58,9 @@ public class EpisodeRetryService {
     @Inject
     Telemetry telemetry;
 
+    @Inject
+    RetryAlarm alarm;
+
     private volatile EpisodeRetries retries;
     private final EpisodeRetryQueries queries = new EpisodeRetryQueries();
 
@@ -66,9 +70,10 @@ public class EpisodeRetryService {
             synchronized (this) {
                 if (retries == null) {
                     SecureRandom random = new SecureRandom();
-                    retries = new EpisodeRetries(tx, new EpisodeRetryStore(vendor), queries, new EpisodeStore(vendor),
+                    retries = new EpisodeRetries(tx, new EpisodeRetryStore(DatabaseTime.of(vendor)), queries, new EpisodeStore(vendor),
                             this::policy, new RuntimeRetryLauncher(host), clock, random::nextDouble, identity.name(),
                             telemetry);
+                    retries.onRetryStored(alarm::wake);
                 }
                 r = retries;
             }

@@ -1,39 +1,43 @@
 package io.cyclium.retry;
 
 import io.cyclium.episode.EpisodeStatus;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.NativeSql;
 import jakarta.persistence.EntityManager;
-import java.time.LocalDateTime;
+import java.time.Duration;
 
 /**
  * The guarded writes of plain-episode retries on {@code cyclium_episodes} (V8). Each is a
  * state-checked UPDATE; zero rows means another node (or an earlier call) already did it, which is
- * normal. Times are UTC from the injected clock, so every node compares like with like.
+ * normal. Every due time is written and compared on the database's clock ({@link DatabaseTime}),
+ * as leases are: a node whose clock runs ahead would otherwise start every node's retries early.
  */
 public class EpisodeRetryStore {
 
-    private final DatabaseVendor vendor;
+    private final DatabaseTime time;
 
-    public EpisodeRetryStore(DatabaseVendor vendor) {
-        this.vendor = vendor;
+    public EpisodeRetryStore(DatabaseTime time) {
+        this.time = time;
     }
 
     public DatabaseVendor vendor() {
-        return vendor;
+        return time.vendor();
+    }
+
+    public DatabaseTime time() {
+        return time;
     }
 
     /**
-     * Marks a failed episode as waiting for its next attempt at {@code dueAt}. Only once: a failed row
+     * Marks a failed episode as waiting for its next attempt {@code retryIn} from now. Only once: a failed row
      * that already has a due time, or was already retried, or is archived, is left alone (the
      * EpisodeFinished of one failure may be heard twice, e.g. after a replay).
      */
-    public int schedule(EntityManager em, String episodeId, LocalDateTime dueAt) {
-        return em.createNativeQuery("UPDATE cyclium_episodes SET retry_due_at = ?2 WHERE id = ?1 AND status = ?3"
-                        + " AND retry_due_at IS NULL AND retried_by IS NULL AND archived_at IS NULL")
-                .setParameter(1, episodeId)
-                .setParameter(2, dueAt)
-                .setParameter(3, EpisodeStatus.FAILED.wire())
-                .executeUpdate();
+    public int schedule(EntityManager em, String episodeId, Duration retryIn) {
+        return time.plusMillis(new NativeSql().sql("UPDATE cyclium_episodes SET retry_due_at = "), retryIn.toMillis())
+                .sql(" WHERE id = ").value(episodeId).sql(" AND status = ").value(EpisodeStatus.FAILED.wire())
+                .sql(" AND retry_due_at IS NULL AND retried_by IS NULL AND archived_at IS NULL").executeUpdate(em);
     }
 
     /**
@@ -46,26 +50,21 @@ public class EpisodeRetryStore {
     public static final String CLAIMED = "(claimed)";
 
     /**
-     * Claims a due retry for this node: moves its due time to {@code leaseUntil} and marks it
+     * Claims a due retry for this node: moves its due time {@code lease} ahead and marks it
      * {@link #CLAIMED}, only while it is still due ({@code retry_due_at <= now}). Of two timers
      * racing, the first UPDATE moves the time past {@code now} and the second matches no row. A node
-     * that dies after claiming leaves a due time that comes round again at {@code leaseUntil}, when
+     * that dies after claiming leaves a due time that comes round again when that lease ends, when
      * another node claims it again (the mark is its own) and starts it; the next attempt's
      * deterministic dedupe key makes that second start a duplicate if the first got through.
      */
-    public int claim(EntityManager em, String episodeId, LocalDateTime now, LocalDateTime leaseUntil) {
+    public int claim(EntityManager em, String episodeId, Duration lease) {
         // status: an operator may have restarted the failed episode meanwhile; then it is not retried.
         // archived_at: retention may have archived it since the timer read it as due; archived work
         // is history and never runs again (its dedupe key is free, so the trigger may start it anew).
-        return em.createNativeQuery("UPDATE cyclium_episodes SET retry_due_at = ?3, retried_by = ?5 WHERE id = ?1"
-                        + " AND retry_due_at <= ?2 AND (retried_by IS NULL OR retried_by = ?5) AND status = ?4"
-                        + " AND archived_at IS NULL")
-                .setParameter(1, episodeId)
-                .setParameter(2, now)
-                .setParameter(3, leaseUntil)
-                .setParameter(4, EpisodeStatus.FAILED.wire())
-                .setParameter(5, CLAIMED)
-                .executeUpdate();
+        NativeSql sql = time.plusMillis(new NativeSql().sql("UPDATE cyclium_episodes SET retry_due_at = "), lease.toMillis())
+                .sql(", retried_by = ").value(CLAIMED).sql(" WHERE id = ").value(episodeId).sql(" AND retry_due_at <= ");
+        return time.now(sql).sql(" AND (retried_by IS NULL OR retried_by = ").value(CLAIMED).sql(") AND status = ")
+                .value(EpisodeStatus.FAILED.wire()).sql(" AND archived_at IS NULL").executeUpdate(em);
     }
 
     /**

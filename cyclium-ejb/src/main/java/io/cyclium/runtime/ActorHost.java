@@ -27,8 +27,10 @@ import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.store.GroupCommit;
+import io.cyclium.store.OneTransactionForAList;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -81,6 +83,9 @@ public class ActorHost {
 
     @Inject
     Telemetry telemetry;
+
+    @Inject
+    Tracing tracing;
 
     @Inject
     ConvergeEffects effects;
@@ -138,7 +143,7 @@ public class ActorHost {
         // be taken from it before it has lapsed), then gives the episode up to recovery.
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
-                Duration.ofSeconds(2L * config.leaseSeconds()));
+                Duration.ofSeconds(2L * config.leaseSeconds()), tracing);
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
@@ -156,7 +161,7 @@ public class ActorHost {
             int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
             String actorId = def.id();
             ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
-                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId)));
+                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing));
             runtimes.put(def.id(), rt);
         }
         runtimes.values().forEach(schedules::arm);
@@ -287,7 +292,9 @@ public class ActorHost {
     /**
      * {@link #accept} for each event, all in one transaction of their own: everything the events
      * stored is stored when this returns, or — on any failure — none of it is, and the caller hears
-     * a {@link Problem} (503 when sending the whole list again may succeed). One commit for the lot
+     * a {@link Problem} (503 when sending the whole list again may succeed). A commit whose outcome
+     * is unknown (its answer lost with the connection) runs the list once more, where what it stored
+     * answers as stored ({@link OneTransactionForAList}). One commit for the lot
      * instead of one per event; the episodes start once it committed. Returns, per event in the
      * given order, its matches and their outcomes. A transaction marked to roll back by a statement
      * that failed on the way (MariaDB and H2 go on after one) is a 503 too, never an answer.
@@ -312,13 +319,9 @@ public class ActorHost {
             return routed;
         };
         try {
-            GroupCommit writes = groupCommit;
-            Optional<List<EventAnswer>> batched = writes == null ? Optional.empty() : writes.inRecordedTransaction(all);
-            if (batched.isEmpty() && writes != null) {
-                telemetry.count("event_batch_rerun");
-            }
+            // a second run when the first one's commit outcome is unknown: see OneTransactionForAList
+            List<EventAnswer> routed = OneTransactionForAList.run(tx, groupCommit, all, () -> telemetry.count("event_batch_rerun"));
             // counted once stored: a rerun list is received once
-            List<EventAnswer> routed = batched.isPresent() ? batched.get() : tx.inNewTransaction(all);
             routed.forEach(this::countReceived);
             return routed;
         } catch (Problem p) {
@@ -328,12 +331,12 @@ public class ActorHost {
             if (cause instanceof Problem p) {
                 throw p;
             }
-            // the commit itself failed (the database went away, a deadlock): nothing of it stands
+            // the database refused or went away, also on the second run of a commit whose answer was lost
             String id = UUID.randomUUID().toString();
             LOG.log(Level.WARNING, "A batch of " + events.size() + " events could not be committed (error " + id + ")", e);
             telemetry.count("event_refused", "reason", "store_failed");
             throw Problem.unavailable("the batch of " + events.size() + " events could not be stored (server log error "
-                    + id + "); none of it was. Send it again: dedupe keys make repeats of anything stored duplicates.");
+                    + id + "). Send it again: dedupe keys make repeats of anything stored duplicates.");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cyclium.runtime;
 
+import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.actor.ActorDefinition;
 import io.cyclium.actor.CycliumEvent;
 import io.cyclium.actor.ExpectationDefinition;
@@ -19,6 +20,7 @@ import io.cyclium.keys.EpisodeRef;
 import io.cyclium.problem.Problem;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import io.cyclium.timing.Jitter;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -49,7 +51,13 @@ public final class ActorRuntime {
 
     /** What every actor runtime on a node shares: timers, clock, where the node stands, its mode for this actor. */
     public record Context(ScheduledExecutorService timers, Clock clock, Telemetry telemetry, String node, String stackSlug,
-            String env, Jitter jitter, Supplier<NodeMode> mode) {
+            String env, Jitter jitter, Supplier<NodeMode> mode, Tracing tracing) {
+
+        /** Without traces (tests). */
+        public Context(ScheduledExecutorService timers, Clock clock, Telemetry telemetry, String node, String stackSlug,
+                String env, Jitter jitter, Supplier<NodeMode> mode) {
+            this(timers, clock, telemetry, node, stackSlug, env, jitter, mode, Tracing.OFF);
+        }
     }
 
     /**
@@ -165,8 +173,9 @@ public final class ActorRuntime {
         String id = CanonicalJson.sha256Hex(String.join("\n", definition.id(), exp.id(), String.valueOf(stack),
                 String.valueOf(env), subject));
         String shownSubject = subject.length() > 255 ? subject.substring(0, 255) : subject;
+        // the event's span (current here, at the intake) travels with the row to the node that fires it
         launcher.debounce(new DebouncedTrigger(id, definition.id(), exp.id(), shownSubject, stack, env, trigger, dedupeKey,
-                exp.debounce(), 0, null));
+                exp.debounce(), 0, null, context.tracing().current()));
         count("trigger_debounced", exp);
         return Optional.empty();
     }
@@ -179,7 +188,7 @@ public final class ActorRuntime {
      */
     public Optional<FireResult> fireDebounced(DebouncedTrigger row) {
         return definition.expectation(row.expectationId()).map(exp -> fire(FireRequest.of(exp, row.trigger(),
-                row.dedupeKey(), false).in(new Scope(row.sourceStack(), row.sourceEnv()))));
+                row.dedupeKey(), false).in(new Scope(row.sourceStack(), row.sourceEnv())).tracedUnder(row.traceParent())));
     }
 
     /** Fires after a random 0..jitter delay so the fastest node does not win every key. */
@@ -242,7 +251,20 @@ public final class ActorRuntime {
         return new NewEpisode(ids.next(), definition.id(), exp.id(), definition.specRev(),
                 request.trigger(), request.dedupeKey(), exp.maxAttempts(), exp.budget(), defer ? null : context.node(),
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
-                scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId());
+                scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId(),
+                traceParent(request));
+    }
+
+    /**
+     * The span the episode's runs start under: the caller's (a workflow instance's), else the one
+     * current here (an event's intake), else a trigger span of its own; null when tracing is off.
+     */
+    private String traceParent(FireRequest request) {
+        if (request.traceParent() != null || !context.tracing().on()) {
+            return request.traceParent();
+        }
+        return context.tracing().parentForNewRow("cyclium trigger " + definition.id(), SpanAttributes.ACTOR, definition.id(),
+                SpanAttributes.EXPECTATION, request.expectation().id(), SpanAttributes.TRIGGER, request.trigger().type());
     }
 
     /** Trigger-only: the row is created (UIs see it) with a request a full node will run. */
@@ -343,7 +365,7 @@ public final class ActorRuntime {
     private static RunSnapshot freshSnapshot(NewEpisode e) {
         return new RunSnapshot(new EpisodeRef(e.id(), e.actorId(), e.expectationId(), e.dedupeKey(), e.sourceStack(),
                 e.sourceEnv()), "running", e.trigger(), 1, e.maxAttempts(), e.budget(), false, 1, Optional.empty(),
-                Optional.empty(), e.workflowInstanceId(), e.workflowStepId());
+                Optional.empty(), e.workflowInstanceId(), e.workflowStepId(), e.traceParent());
     }
 
     // ---- restarts ----------------------------------------------------------------------------

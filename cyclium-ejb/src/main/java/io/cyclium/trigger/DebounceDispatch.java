@@ -10,7 +10,8 @@ import io.cyclium.telemetry.Telemetry;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.function.Function;
+import java.util.Map;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -32,15 +33,16 @@ public class DebounceDispatch {
     private final int batch;
     private final Tx tx;
     private final DebouncedTriggerStore store;
-    private final Function<String, Optional<ActorRuntime>> firingHere;
+    private final Supplier<Map<String, ActorRuntime>> firingHere;
     private final Telemetry telemetry;
 
     /**
-     * @param firingHere the runtime of an actor when this node may fire its triggers (it runs the
-     *                   actor and is not disabled for it); empty leaves its rows to other nodes
+     * @param firingHere the runtimes, by actor id, of the actors whose triggers this node may fire
+     *                   (it runs them and is not disabled for them); other actors' rows are left to
+     *                   other nodes, and not even read
      */
     public DebounceDispatch(String node, String env, int batch, Tx tx, DebouncedTriggerStore store,
-            Function<String, Optional<ActorRuntime>> firingHere, Telemetry telemetry) {
+            Supplier<Map<String, ActorRuntime>> firingHere, Telemetry telemetry) {
         this.node = node;
         this.env = env;
         this.batch = batch;
@@ -52,12 +54,16 @@ public class DebounceDispatch {
 
     /** One pass; returns how many rows this node fired. A row that fails is logged, counted and left for the next pass. */
     public int poll() {
-        List<DebouncedTrigger> due = tx.inNewTransaction(em -> store.due(em, env, batch));
+        Map<String, ActorRuntime> here = firingHere.get();
+        if (here.isEmpty()) {
+            return 0;
+        }
+        List<DebouncedTrigger> due = tx.inNewTransaction(em -> store.due(em, env, here.keySet(), batch));
         int fired = 0;
         for (DebouncedTrigger row : due) {
-            Optional<ActorRuntime> runtime = firingHere.apply(row.actorId());
+            Optional<ActorRuntime> runtime = Optional.ofNullable(here.get(row.actorId()));
             if (runtime.isEmpty()) {
-                continue; // a node that runs this actor fires it
+                continue; // read for an actor of ours a moment ago: not any more
             }
             boolean[] mine = new boolean[1];
             BackgroundPass.run("debounce_fire", new String[] {"actor", row.actorId(), "expectation", row.expectationId()},

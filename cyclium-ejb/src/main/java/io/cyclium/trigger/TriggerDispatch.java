@@ -71,7 +71,11 @@ public class TriggerDispatch {
             telemetry.count("trigger_request_dispatched", "actor", r.actorId());
         }
         long expireSeconds = Math.max(1, config.triggerPollExpireAfter().toSeconds());
-        int expired = tx.inNewTransaction(em -> store.expire(em, expireSeconds, env));
+        // Nothing pending in the env (the read above covers every stack when none is configured):
+        // nothing to expire, and an idle node sends no UPDATE every poll. A request stored since the
+        // read is younger than the expiry anyway; skipping only ever delays an expiry, never a start.
+        boolean nothingToExpire = pending.isEmpty() && stack == null;
+        int expired = nothingToExpire ? 0 : tx.inNewTransaction(em -> store.expire(em, expireSeconds, env));
         // A short page was every pending request: what is left is what this poll did not take. A
         // full one may have more behind it: count them (one indexed count, only under a backlog).
         pendingAfterPoll.set(pending.size() < config.triggerPollBatchSize() ? Math.max(0, pending.size() - dispatched - expired)

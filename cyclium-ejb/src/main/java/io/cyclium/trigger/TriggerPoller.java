@@ -80,8 +80,9 @@ public class TriggerPoller {
         };
         dispatch = new TriggerDispatch(config, identity.name(), tx, new TriggerRequestStore(vendor), actors, telemetry);
         debounces = new DebounceDispatch(identity.name(), config.env(), config.triggerPollBatchSize(), tx,
-                new DebouncedTriggerStore(vendor), actorId -> host.runtime(actorId)
-                        .filter(rt -> modes.modeFor(actorId) != NodeMode.DISABLED), telemetry);
+                new DebouncedTriggerStore(vendor), () -> host.runtimes().stream()
+                        .filter(rt -> modes.modeFor(rt.definition().id()) != NodeMode.DISABLED)
+                        .collect(java.util.stream.Collectors.toMap(rt -> rt.definition().id(), rt -> rt)), telemetry);
         long interval = config.triggerPollInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("cyclium-trigger-poll", false));
     }

@@ -33,6 +33,12 @@ final class RuntimeStepLauncher implements StepLauncher {
     @Override
     public Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
             JsonObject input, String stack, String env) {
+        return launch(em, step, instanceId, attempt, dedupeKey, input, stack, env, null);
+    }
+
+    @Override
+    public Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
+            JsonObject input, String stack, String env, String traceParent) {
         // em is the engine's JTA transaction: the runtime's insert joins it (Tx#inCallerTransaction)
         // and starts or queues the episode only once it has committed
         Optional<ActorRuntime> rt = host.runtime(step.actor());
@@ -45,7 +51,7 @@ final class RuntimeStepLauncher implements StepLauncher {
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.WORKFLOW, null, dedupeKey, input, null);
         FireResult r = rt.get().fire(FireRequest.of(exp.get(), trigger, dedupeKey, true)
-                .in(new ActorRuntime.Scope(stack, env)).forWorkflowStep(instanceId, step.id()));
+                .in(new ActorRuntime.Scope(stack, env)).forWorkflowStep(instanceId, step.id()).tracedUnder(traceParent));
         return switch (r.kind()) {
             case STARTED -> new Launch(Kind.STARTED, r.episodeId(), null);
             case QUEUED, DEFERRED -> new Launch(Kind.WAITING, r.episodeId(), null);

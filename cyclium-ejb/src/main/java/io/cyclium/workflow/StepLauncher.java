@@ -35,6 +35,15 @@ public interface StepLauncher {
     Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey, JsonObject input,
             String stack, String env);
 
+    /**
+     * {@link #launch} with the instance's span as the parent of the episode's runs ({@code null}
+     * when tracing was off); a launcher that makes no spans ignores it.
+     */
+    default Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
+            JsonObject input, String stack, String env, String traceParent) {
+        return launch(em, step, instanceId, attempt, dedupeKey, input, stack, env);
+    }
+
     /** Asks a step's episode to stop (instance aborted or canceled); nothing when it already ended. */
     void cancel(String episodeId);
 

@@ -7,7 +7,6 @@ import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
-import java.time.LocalDateTime;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +16,11 @@ import java.util.function.Supplier;
 
 /**
  * The stored definitions: code ones written at deploy, JSON ones through the API. Every node reads
- * them from the database, so an instance started on one node advances on any other; the parsed
- * form is cached per document text.
+ * them from the database, so an instance started on one node advances on any other, and keeps
+ * them in memory until a write through this node or the workflow timer's pulse (the rows' count
+ * and version sum, see {@link #seen}) says they changed: the engine does not read a definition per
+ * step, and an idle node does not read them every second. The parsed form is cached per document
+ * text.
  */
 public final class WorkflowDefinitions {
 
@@ -29,24 +31,22 @@ public final class WorkflowDefinitions {
     private final WorkflowStore store;
     private final WorkflowQueries queries;
     private final Supplier<Collection<ActorDefinition>> actors;
-    private final Supplier<LocalDateTime> now;
     private final Map<String, WorkflowDefinition> parsed = new ConcurrentHashMap<>();
 
     public WorkflowDefinitions(Tx tx, WorkflowStore store, WorkflowQueries queries,
-            Supplier<Collection<ActorDefinition>> actors, Supplier<LocalDateTime> now) {
+            Supplier<Collection<ActorDefinition>> actors) {
         this.tx = tx;
         this.store = store;
         this.queries = queries;
         this.actors = actors;
-        this.now = now;
     }
 
     /** Writes the code definitions (already checked at deploy); an operator's enabled flag stays. */
     public void registerCode(List<WorkflowDefinition> defs) {
-        this.enabled = null;
         for (WorkflowDefinition def : defs) {
-            tx.run(em -> store.saveDefinition(em, def, WorkflowJson.write(def).toString(), CODE, now.get()));
+            tx.run(em -> store.saveDefinition(em, def, WorkflowJson.write(def).toString(), CODE));
         }
+        this.cache = null; // after the commit: a reload racing the write would keep the old rows
     }
 
     /**
@@ -54,7 +54,6 @@ public final class WorkflowDefinitions {
      * naming its field (the message lists every one). A definition from code cannot be replaced.
      */
     public WorkflowDefinition put(String id, JsonObject document) {
-        this.enabled = null;
         WorkflowDefinition def = WorkflowJson.parse(document);
         if (!def.id().equals(id)) {
             throw Problem.invalid("id", "the body's id \"" + def.id() + "\" is not the id in the path, \"" + id + "\"");
@@ -69,60 +68,103 @@ public final class WorkflowDefinitions {
             if (existing.isPresent() && CODE.equals(existing.get().origin())) {
                 throw Problem.conflict("workflow " + id + " is declared in code (@Workflow); change it there");
             }
-            store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API, now.get());
+            store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API);
             PendingAudit.detail(existing.isPresent() ? "replaced" : "created");
             PendingAudit.recordIn(em);
         });
+        this.cache = null;
         return def;
     }
 
     public void setEnabled(String id, boolean enabled) {
-        this.enabled = null;
-        if (tx.inNewTransaction(em -> {
-            int changed = store.setEnabled(em, id, enabled, now.get());
+        int updated = tx.inNewTransaction(em -> {
+            int changed = store.setEnabled(em, id, enabled);
             if (changed == 1) {
                 PendingAudit.recordIn(em);
             }
             return changed;
-        }) == 0) {
+        });
+        this.cache = null;
+        if (updated == 0) {
             throw Problem.notFound("no workflow " + id);
         }
     }
 
-    /** A stored definition, whether or not enabled (running instances finish after a disable). */
+    /** A stored definition, whether or not enabled (running instances finish after a disable): from memory. */
     public Optional<WorkflowDefinition> find(String id) {
-        return tx.inNewTransaction(em -> queries.definition(em, id)).map(this::parse);
+        return stored(id).map(this::parse);
     }
-
-    public Optional<WorkflowQueries.StoredDefinition> stored(String id) {
-        return tx.inNewTransaction(em -> queries.definition(em, id));
-    }
-
-    public List<WorkflowQueries.StoredDefinition> all() {
-        return tx.inNewTransaction((EntityManager em) -> queries.definitions(em));
-    }
-
-    /** How long {@link #enabled()} answers from memory: a change made on another node shows within this. */
-    static final long FRESH_FOR_NANOS = 2_000_000_000L;
-
-    private record Enabled(long readAtNanos, List<WorkflowDefinition> definitions) {
-    }
-
-    private volatile Enabled enabled;
 
     /**
-     * The enabled definitions, read from the database at most once per {@link #FRESH_FOR_NANOS}
-     * (and at once after a change through this node): every stored event asks which workflows it
-     * starts, and a read per event cost a transaction per episode.
+     * A stored definition from memory. One this node has not seen (stored on another node since
+     * the last {@link #pulse}) is looked for in the database at once, at most once per
+     * {@link #MISS_READ_NANOS}: an instance of a workflow just PUT on another node advances here.
      */
-    public List<WorkflowDefinition> enabled() {
-        Enabled e = enabled;
-        long now = System.nanoTime();
-        if (e == null || now - e.readAtNanos() > FRESH_FOR_NANOS) {
-            e = new Enabled(now, all().stream().filter(WorkflowQueries.StoredDefinition::enabled).map(this::parse).toList());
-            enabled = e;
+    public Optional<WorkflowQueries.StoredDefinition> stored(String id) {
+        Known k = knownNow();
+        WorkflowQueries.StoredDefinition d = k.byId().get(id);
+        if (d == null && System.nanoTime() - k.readAtNanos() > MISS_READ_NANOS) {
+            d = reload().byId().get(id);
         }
-        return e.definitions();
+        return Optional.ofNullable(d);
+    }
+
+    /** Every stored definition, read from the database (the console and the API: always the latest). */
+    public List<WorkflowQueries.StoredDefinition> all() {
+        return reload().list();
+    }
+
+    /** Every stored definition, from memory (the timer's schedule ticks). */
+    public List<WorkflowQueries.StoredDefinition> known() {
+        return knownNow().list();
+    }
+
+    /** The enabled definitions, from memory: every stored event asks which workflows it starts. */
+    public List<WorkflowDefinition> enabled() {
+        return knownNow().enabled();
+    }
+
+    /**
+     * Tells the cache what the database holds now ({@link WorkflowQueries#pulse}, read by the
+     * workflow timer on every node): a count or a version sum other than the one read with the
+     * cached definitions means a definition was added or written on some node, and the next use
+     * reads them all again. Returns whether it changed.
+     */
+    public boolean seen(WorkflowQueries.DefinitionsSeen now) {
+        Known k = cache;
+        if (k != null && !k.seen().equals(now)) {
+            cache = null;
+            return true;
+        }
+        return false;
+    }
+
+    /** How soon after reading them an unknown id makes this node read the definitions again. */
+    static final long MISS_READ_NANOS = 1_000_000_000L;
+
+    private record Known(long readAtNanos, WorkflowQueries.DefinitionsSeen seen, List<WorkflowQueries.StoredDefinition> list,
+            Map<String, WorkflowQueries.StoredDefinition> byId, List<WorkflowDefinition> enabled) {
+    }
+
+    private volatile Known cache;
+
+    private Known knownNow() {
+        Known k = cache;
+        return k != null ? k : reload();
+    }
+
+    private Known reload() {
+        // the fingerprint first: a write between the two reads makes the next pulse read them again
+        Known k = tx.inNewTransaction(em -> {
+            WorkflowQueries.DefinitionsSeen seen = queries.definitionsSeen(em);
+            List<WorkflowQueries.StoredDefinition> list = queries.definitions(em);
+            Map<String, WorkflowQueries.StoredDefinition> byId = new java.util.HashMap<>();
+            list.forEach(d -> byId.put(d.workflowId(), d));
+            return new Known(System.nanoTime(), seen, list, Map.copyOf(byId),
+                    list.stream().filter(WorkflowQueries.StoredDefinition::enabled).map(this::parse).toList());
+        });
+        cache = k;
+        return k;
     }
 
     public WorkflowDefinition parse(WorkflowQueries.StoredDefinition stored) {

@@ -2,15 +2,19 @@ package io.cyclium.workflow;
 
 import io.cyclium.audit.PendingAudit;
 import jakarta.persistence.EntityManager;
+import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.DeadlockRetry;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.TraceSpan;
+import io.cyclium.telemetry.Tracing;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.persistence.EntityManager;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,6 +69,9 @@ public final class WorkflowEngine {
     private final Clock clock;
     private final Telemetry telemetry;
     private final DoubleSupplier random;
+    private volatile Tracing tracing = Tracing.OFF;
+    /** Told of every step retry this engine stores, with its backoff (the node's retry alarm). */
+    private volatile Consumer<Duration> retryStored = in -> { };
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
     private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
 
@@ -81,6 +88,11 @@ public final class WorkflowEngine {
         this.random = random;
     }
 
+    /** Who hears of each step retry stored here, once it is committed (this node's timer, to ring when it is due). */
+    public void onRetryStored(Consumer<Duration> listener) {
+        this.retryStored = listener;
+    }
+
     private LocalDateTime now() {
         return LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
     }
@@ -95,7 +107,7 @@ public final class WorkflowEngine {
     public String start(WorkflowDefinition def, Start start) {
         Prepared p = prepare(def, start);
         boolean created = tx.inNewTransaction(em -> {
-            boolean inserted = store.insertInstance(em, p.row(), p.steps(), now());
+            boolean inserted = store.insertInstance(em, p.row(), p.steps());
             if (inserted) {
                 PendingAudit.detail("instance " + p.row().id());
                 PendingAudit.recordIn(em);
@@ -122,7 +134,7 @@ public final class WorkflowEngine {
         Prepared p = prepare(def, start);
         AtomicBoolean created = new AtomicBoolean();
         tx.inCallerTransaction(em -> {
-            created.set(store.insertInstance(em, p.row(), p.steps(), now()));
+            created.set(store.insertInstance(em, p.row(), p.steps()));
             return null;
         }, ok -> {
             if (ok && created.get()) {
@@ -148,7 +160,31 @@ public final class WorkflowEngine {
         List<StepDefinition> steps = def.scheduledFor(start.outcome());
         String id = UUID.randomUUID().toString();
         return new Prepared(new InstanceRow(id, def.id(), InstanceStatus.PENDING, subject, payload, start.outcome(),
-                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null), steps);
+                start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null,
+                instanceSpan(def, id)), steps);
+    }
+
+    /**
+     * The instance's span, under the one current here (an event's intake) or a new trace: the
+     * parent of every step episode of the instance, on whichever node launches or runs it. It is
+     * ended at once, marking the start: an instance outlives any one node's memory, and a span
+     * can only be ended by the node that started it (the instance's duration is a metric).
+     * Null when tracing is off.
+     */
+    private String instanceSpan(WorkflowDefinition def, String instanceId) {
+        if (!tracing.on()) {
+            return null;
+        }
+        try (TraceSpan span = tracing.start("cyclium workflow " + def.id(), tracing.current(),
+                SpanAttributes.WORKFLOW, def.id(), SpanAttributes.WORKFLOW_INSTANCE_ID, instanceId)) {
+            return span.traceParent();
+        }
+    }
+
+    /** Spans of instances (from the container; {@link Tracing#OFF} until set). */
+    public WorkflowEngine tracedBy(Tracing spans) {
+        this.tracing = spans;
+        return this;
     }
 
     private Problem inFlight(WorkflowDefinition def, String subject) {
@@ -203,11 +239,13 @@ public final class WorkflowEngine {
      * when only approval-gated steps could run. Safe to call any number of times from any node.
      */
     public void advance(String instanceId) {
-        Optional<InstanceRow> found = tx.inNewTransaction(em -> queries.instance(em, instanceId));
-        if (found.isEmpty()) {
+        // the instance and its steps in one transaction (two reads, one round of BEGIN/COMMIT)
+        InstanceAndSteps read = tx.inNewTransaction(em -> queries.instance(em, instanceId)
+                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
+        if (read == null) {
             return;
         }
-        InstanceRow instance = found.get();
+        InstanceRow instance = read.instance();
         Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
         if (def.isEmpty()) {
             LOG.warning(() -> "Workflow instance " + instanceId + " names workflow " + instance.workflowId()
@@ -216,14 +254,14 @@ public final class WorkflowEngine {
         }
         if (InstanceStatus.PENDING.equals(instance.status())) {
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.PENDING, instance.version(),
-                    InstanceStatus.RUNNING, null, "started", now()));
+                    InstanceStatus.RUNNING, null, "started"));
             advance(instanceId);
             return;
         }
         if (!InstanceStatus.RUNNING.equals(instance.status())) {
             return;
         }
-        List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instanceId));
+        List<StepRow> steps = read.steps();
         Map<String, StepRow> byId = new HashMap<>();
         steps.forEach(s -> byId.put(s.stepId(), s));
         boolean queuedAny = false;
@@ -240,8 +278,8 @@ public final class WorkflowEngine {
                 awaitingApproval.add(s.stepId());
                 continue;
             }
-            int won = tx.inNewTransaction(em -> store.queue(em, instanceId, s.stepId(), StepState.PENDING, 0, null,
-                    "dependencies done", now()));
+            int won = tx.inNewTransaction(em -> store.queue(em, instanceId, s.stepId(), StepState.PENDING, 0, false,
+                    "dependencies done"));
             if (won == 1) {
                 queuedAny = true;
                 launch(instance, sd, 1, byId);
@@ -257,12 +295,15 @@ public final class WorkflowEngine {
         if (!awaitingApproval.isEmpty()) {
             String reason = "step(s) " + awaitingApproval + " await approval";
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
-                    InstanceStatus.BLOCKED, reason, reason, now()));
+                    InstanceStatus.BLOCKED, reason, reason));
             return;
         }
         if (steps.stream().allMatch(StepRow::finishedForGood)) {
             complete(instance, def.get(), steps);
         }
+    }
+
+    private record InstanceAndSteps(InstanceRow instance, List<StepRow> steps) {
     }
 
     /** Every dependency completed, or failed for good without being critical. */
@@ -283,11 +324,16 @@ public final class WorkflowEngine {
     private void complete(InstanceRow instance, WorkflowDefinition def, List<StepRow> steps) {
         List<String> failedCritical = steps.stream().filter(s -> s.failedForGood() && s.critical()).map(StepRow::stepId).toList();
         String to = failedCritical.isEmpty() ? InstanceStatus.COMPLETED : InstanceStatus.FAILED;
-        LocalDateTime now = now();
-        InstanceStats stats = InstanceStats.of(def, instance.startedAt(), now, steps);
-        int won = tx.inNewTransaction(em -> store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
-                to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
-                "every scheduled step finished", now));
+        InstanceStats[] measured = new InstanceStats[1];
+        int won = tx.inNewTransaction(em -> {
+            LocalDateTime now = store.time().read(em);
+            InstanceStats stats = InstanceStats.of(def, instance.startedAt(), now, steps);
+            measured[0] = stats;
+            return store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
+                    to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
+                    "every scheduled step finished", now);
+        });
+        InstanceStats stats = measured[0];
         if (won == 1) {
             telemetry.count(to.equals(InstanceStatus.COMPLETED) ? "workflow_instance_completed" : "workflow_instance_failed",
                     "workflow", def.id());
@@ -311,10 +357,11 @@ public final class WorkflowEngine {
      */
     private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), attempt);
-        JsonObject input = input(instance, sd, attempt, byId);
+        // the dependencies' summaries are read in the launch's own transaction, after the hold
         StepLauncher.Launch launch = tx.inNewTransaction(em -> store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
-                : launcher.launch(em, sd, instance.id(), attempt, key, input, instance.sourceStack(), instance.sourceEnv()));
+                : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId),
+                        instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
             episodeId = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)
@@ -326,17 +373,16 @@ public final class WorkflowEngine {
         }
         String id = episodeId;
         boolean running = launch.kind() == StepLauncher.Kind.STARTED;
-        tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), sd.id(), attempt, id, running, now()));
+        tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), sd.id(), attempt, id, running));
     }
 
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
-    private JsonObject input(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
+    private JsonObject input(EntityManager em, InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
         JsonObjectBuilder upstream = Json.createObjectBuilder();
         for (String dep : sd.dependsOn()) {
             StepRow d = byId.get(dep);
             if (d != null && d.episodeId() != null) {
-                String summary = tx.inNewTransaction(em -> queries.episode(em, d.episodeId()))
-                        .map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
+                String summary = queries.episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
                 upstream.add(dep, summary == null ? Json.createObjectBuilder().add("state", d.state()).build()
                         : Json.createObjectBuilder().add("state", d.state()).add("summary", summary).build());
             }
@@ -355,7 +401,10 @@ public final class WorkflowEngine {
             return;
         }
         String instanceId = event.workflowInstanceId();
-        Optional<StepRow> found = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
+        // the instance and its steps in one transaction: the finish below needs both
+        InstanceAndSteps read = tx.inNewTransaction(em -> queries.instance(em, instanceId)
+                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
+        Optional<StepRow> found = read == null ? Optional.empty() : read.steps().stream()
                 .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst();
         if (found.isEmpty() || !found.get().active()) {
             return; // another engine handled it already
@@ -372,30 +421,29 @@ public final class WorkflowEngine {
                 return;
             }
             tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, unattached.stepId(), unattached.attempt(),
-                    event.episodeId(), false, now()));
+                    event.episodeId(), false));
             step = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
                     .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
         }
         if (!event.episodeId().equals(step.episodeId()) || !step.active()) {
             return; // an older attempt's episode, or another engine handled it already
         }
-        finished(step, event);
+        finished(read.instance(), step, event);
     }
 
-    private void finished(StepRow step, EpisodeFinished event) {
+    private void finished(InstanceRow instance, StepRow step, EpisodeFinished event) {
         String instanceId = step.instanceId();
-        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
         Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
         if (def.isEmpty()) {
             return;
         }
         StepDefinition sd = def.get().step(step.stepId()).orElseThrow();
-        LocalDateTime now = now();
-        long ms = step.queuedAt() == null ? 0 : Duration.between(step.queuedAt(), now).toMillis();
+        // for the metric only: the stored run time is measured by the database's clock (finishStep)
+        long ms = step.queuedAt() == null ? 0 : Math.max(0, Duration.between(step.queuedAt(), now()).toMillis());
         boolean success = "done".equals(event.status()) || "partially_failed".equals(event.status());
         if (success) {
-            int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.COMPLETED, null, null, null, ms,
-                    "episode " + event.episodeId() + " " + event.status(), now));
+            int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.COMPLETED, null, null, null,
+                    "episode " + event.episodeId() + " " + event.status()));
             if (won == 1) {
                 telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
             }
@@ -403,19 +451,24 @@ public final class WorkflowEngine {
             return;
         }
         boolean abandoned = !instance.inFlight();
-        Optional<Instant> next = abandoned ? Optional.empty()
-                : sd.retry().nextAttempt(step.attempt(), event.errorClass(), clock.instant(), random);
-        LocalDateTime due = next.map(t -> LocalDateTime.ofInstant(t, ZoneOffset.UTC)).orElse(null);
+        // the backoff only: the due time is the database's clock plus it (finishStep)
+        Instant from = clock.instant();
+        Duration retryIn = abandoned ? null : sd.retry().nextAttempt(step.attempt(), event.errorClass(), from, random)
+                .map(t -> Duration.between(from, t)).orElse(null);
         String cause = "episode " + event.episodeId() + " " + event.status()
                 + (event.errorClass() == null ? "" : " (" + event.errorClass() + ")")
-                + (due != null ? "; attempt " + (step.attempt() + 1) + " of " + sd.retry().maxAttempts() + " due " + due
-                        : "; no attempt left");
-        int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.FAILED, due, event.errorClass(),
-                event.status(), ms, cause, now));
+                + (retryIn != null ? "; attempt " + (step.attempt() + 1) + " of " + sd.retry().maxAttempts() + " due in "
+                        + retryIn.toMillis() + " ms" : "; no attempt left");
+        Duration due = retryIn;
+        int won = tx.inNewTransaction(em -> store.finishStep(em, step, StepState.FAILED, retryIn, event.errorClass(),
+                event.status(), cause));
         if (won == 0) {
             return;
         }
         telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
+        if (due != null) {
+            retryStored.accept(due);
+        }
         if (due == null && sd.critical() && !abandoned) {
             onCriticalFailure(instance.id(), sd, cause);
         }
@@ -430,7 +483,7 @@ public final class WorkflowEngine {
         if (sd.onFailure() == FailurePolicy.PAUSE) {
             String reason = "step " + sd.id() + " failed: resume or retry it";
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
-                    InstanceStatus.BLOCKED, reason, "paused: " + cause, now()));
+                    InstanceStatus.BLOCKED, reason, "paused: " + cause));
             return;
         }
         end(instance, InstanceStatus.FAILED, "critical step " + sd.id() + " failed (abort): " + cause);
@@ -440,15 +493,12 @@ public final class WorkflowEngine {
     private boolean end(InstanceRow instance, String to, String cause) {
         WorkflowDefinition def = definitions.apply(instance.workflowId()).orElse(null);
         List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instance.id()));
-        LocalDateTime now = now();
-        InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
-                : InstanceStats.of(def, instance.startedAt(), now, steps);
         int won = tx.inNewTransaction(em -> {
-            int ended = store.finishInstance(em, instance.id(), instance.status(), instance.version(), to, cause, stats, cause, now);
-            if (ended == 1) {
-                PendingAudit.recordIn(em);
-            }
-            return ended;
+            LocalDateTime now = store.time().read(em);
+            InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
+                    : InstanceStats.of(def, instance.startedAt(), now, steps);
+            return recorded(em, store.finishInstance(em, instance.id(), instance.status(), instance.version(), to, cause, stats,
+                    cause, now));
         });
         if (won == 0) {
             return false;
@@ -466,8 +516,7 @@ public final class WorkflowEngine {
 
     /** Starts every retry due by now: each claimed by a conditional UPDATE, so one node runs it. Returns how many it started. */
     public int runDueRetries(int limit) {
-        LocalDateTime now = now();
-        List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, now, limit));
+        List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, store.time(), limit));
         int started = 0;
         for (StepRow s : due) {
             // claimed only while the instance runs, in one transaction with holding its row: a
@@ -475,8 +524,8 @@ public final class WorkflowEngine {
             // A deadlock victim (MariaDB, racing an operator's retry of the same step) runs again:
             // the work re-reads the instance and the step's state, so a second run decides anew.
             int won = DeadlockRetry.inNewTransaction(tx, em -> store.holdRunning(em, s.instanceId()) == 0 ? 0
-                    : store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), now,
-                            "retry due " + s.nextAttemptAt(), now), attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again"));
+                    : store.queue(em, s.instanceId(), s.stepId(), StepState.FAILED, s.attempt(), true,
+                            "retry due " + s.nextAttemptAt()), attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again"));
             if (won == 1) {
                 started++;
                 telemetry.count("workflow_step_retried", "step", s.stepId());
@@ -559,7 +608,7 @@ public final class WorkflowEngine {
             tx.inNewTransaction(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
                 if ("running".equals(e.status()) && StepState.QUEUED.equals(s.state())) {
                     tx.inNewTransaction(em -> store.markRunning(em, instanceId, s.stepId(), e.episodeId(),
-                            "episode seen running by reconcile", now()));
+                            "episode seen running by reconcile"));
                 }
                 replayIfTerminal(instance, s.stepId(), e);
             });
@@ -576,7 +625,7 @@ public final class WorkflowEngine {
         Optional<WorkflowQueries.EpisodeOutcome> existing = tx.inNewTransaction(em -> queries.episodeByKey(em, key));
         if (existing.isPresent()) {
             tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), s.stepId(), s.attempt(),
-                    existing.get().episodeId(), false, now()));
+                    existing.get().episodeId(), false));
             replayIfTerminal(instance, s.stepId(), existing.get());
         } else if (InstanceStatus.RUNNING.equals(instance.status())) {
             relaunch(instance.id(), s.stepId(), s.attempt());
@@ -628,7 +677,7 @@ public final class WorkflowEngine {
         }
         for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
             if (StepState.PENDING.equals(s.state()) && s.approvedAt() == null) {
-                tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, s.stepId(), by, now())));
+                tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, s.stepId(), by)));
             }
         }
         if (!unblock(instance, "resumed by " + by)) {
@@ -660,7 +709,7 @@ public final class WorkflowEngine {
         // the instance row first, as the retry timer's claim takes it (see WorkflowStore#holdInFlight);
         // a cancel since the check above also makes this 0
         if (DeadlockRetry.inNewTransaction(tx, em -> store.holdInFlight(em, instanceId) == 0 ? 0
-                : recorded(em, store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), null, "retried by " + by, now())),
+                : recorded(em, store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), false, "retried by " + by)),
                 attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again")) == 0) {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
@@ -677,7 +726,7 @@ public final class WorkflowEngine {
     /** Approves a gated step; a blocked instance runs again. */
     public void approve(String instanceId, String stepId, String by) {
         InstanceRow instance = mustFind(instanceId);
-        if (tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, stepId, by, now()))) == 0) {
+        if (tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, stepId, by))) == 0) {
             throw Problem.conflict("step " + stepId + " of " + instanceId + " is not a pending step awaiting approval");
         }
         if (InstanceStatus.BLOCKED.equals(instance.status()) && unblock(instance, "step " + stepId + " approved by " + by)) {
@@ -689,7 +738,7 @@ public final class WorkflowEngine {
     /** blocked → running at the version read; false when it changed since (another operator, a cancel). */
     private boolean unblock(InstanceRow blocked, String cause) {
         return tx.inNewTransaction(em -> recorded(em, store.moveInstance(em, blocked.id(), InstanceStatus.BLOCKED, blocked.version(),
-                InstanceStatus.RUNNING, null, cause, now()))) == 1;
+                InstanceStatus.RUNNING, null, cause))) == 1;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.cyclium.workflow;
 
 import io.cyclium.node.DbClock;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
@@ -17,7 +18,7 @@ public final class WorkflowQueries {
 
     static final String INSTANCE_COLUMNS = "id, workflow_id, status, subject_value, trigger_ref, target_step, source_stack,"
             + " source_env, version, started_at, finished_at, blocked_reason, error_detail, duration_ms, steps_run,"
-            + " attempts_total, retries_total, critical_path, stats";
+            + " attempts_total, retries_total, critical_path, stats, trace_parent";
     static final String STEP_COLUMNS = "instance_id, step_id, state, attempt, max_attempts, critical, next_attempt_at,"
             + " approved_at, episode_id, queued_at, started_at, finished_at, run_ms, error_class, error_detail, version";
 
@@ -66,10 +67,10 @@ public final class WorkflowQueries {
     }
 
     /** The failed steps whose retry is due by {@code now}, in running instances, oldest due first. */
-    public List<StepRow> dueRetries(EntityManager em, LocalDateTime now, int limit) {
-        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
+    public List<StepRow> dueRetries(EntityManager em, DatabaseTime time, int limit) {
+        List<?> rows = time.now(new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + " FROM cyclium_workflow_steps s"
                 + " JOIN cyclium_workflow_instances i ON i.id = s.instance_id"
-                + " WHERE s.state = 'failed' AND s.next_attempt_at <= ").value(Timestamp.valueOf(now))
+                + " WHERE s.state = 'failed' AND s.next_attempt_at <= "))
                 .sql(" AND i.status = 'running' ORDER BY s.next_attempt_at, s.instance_id, s.step_id ")
                 .around(limit, vendor::firstRows).query(em).getResultList();
         return rows.stream().map(r -> step((Object[]) r)).toList();
@@ -150,6 +151,36 @@ public final class WorkflowQueries {
         return rows.stream().map(String.class::cast).toList();
     }
 
+    /** Which definitions are stored: their count and the sum of their versions, which every write raises. */
+    public record DefinitionsSeen(long rows, long versions) {
+    }
+
+    /**
+     * What an idle node's workflow timer asks the database, in one statement: the definitions'
+     * {@link DefinitionsSeen}, the earliest due time of a step retry (in a running instance) and of
+     * a plain episode's retry, and the database's now, so "due in" is measured on one clock.
+     */
+    public record Pulse(DefinitionsSeen definitions, LocalDateTime stepRetryDue, LocalDateTime episodeRetryDue,
+            LocalDateTime now) {
+    }
+
+    public DefinitionsSeen definitionsSeen(EntityManager em) {
+        Object[] r = (Object[]) em.createNativeQuery("SELECT COUNT(*), COALESCE(SUM(version), 0) FROM cyclium_workflow_definitions")
+                .getSingleResult();
+        return new DefinitionsSeen(((Number) r[0]).longValue(), ((Number) r[1]).longValue());
+    }
+
+    public Pulse pulse(EntityManager em) {
+        Object[] r = (Object[]) em.createNativeQuery("SELECT (SELECT COUNT(*) FROM cyclium_workflow_definitions),"
+                + " (SELECT COALESCE(SUM(version), 0) FROM cyclium_workflow_definitions),"
+                + " (SELECT MIN(s.next_attempt_at) FROM cyclium_workflow_steps s JOIN cyclium_workflow_instances i"
+                + " ON i.id = s.instance_id WHERE s.state = 'failed' AND s.next_attempt_at IS NOT NULL AND i.status = 'running'),"
+                + " (SELECT MIN(retry_due_at) FROM cyclium_episodes WHERE retry_due_at IS NOT NULL AND status = 'failed'"
+                + " AND archived_at IS NULL), " + vendor.utcNow()).getSingleResult();
+        return new Pulse(new DefinitionsSeen(((Number) r[0]).longValue(), ((Number) r[1]).longValue()), time(r[2]), time(r[3]),
+                time(r[4]));
+    }
+
     public Optional<StoredDefinition> definition(EntityManager em, String workflowId) {
         return definitions(em).stream().filter(d -> d.workflowId().equals(workflowId)).findFirst();
     }
@@ -163,6 +194,16 @@ public final class WorkflowQueries {
             out.add(new StoredDefinition((String) c[0], text(c[1]), (String) c[2], bool(c[3]), time(c[4])));
         }
         return out;
+    }
+
+    /**
+     * Instances in flight per workflow and status (workflow id, status, count): the in-flight rows
+     * only, which the partial in-flight index holds on PostgreSQL and SQL Server.
+     */
+    public List<Object[]> inFlightCounts(EntityManager em) {
+        return em.createNativeQuery("SELECT workflow_id, status, COUNT(*) FROM cyclium_workflow_instances"
+                + " WHERE status IN ('" + String.join("', '", InstanceStatus.IN_FLIGHT) + "') GROUP BY workflow_id, status")
+                .getResultList();
     }
 
     /** Per workflow: instances by status over the latest {@code window} instances (success rate, last runs). */
@@ -181,7 +222,7 @@ public final class WorkflowQueries {
         return new InstanceRow((String) c[0], (String) c[1], (String) c[2], (String) c[3], payload, (String) c[5],
                 (String) c[6], (String) c[7], ((Number) c[8]).longValue(), time(c[9]), time(c[10]), (String) c[11], text(c[12]),
                 c[13] == null ? null : ((Number) c[13]).longValue(), intOrNull(c[14]), intOrNull(c[15]), intOrNull(c[16]),
-                text(c[17]), text(c[18]));
+                text(c[17]), text(c[18]), (String) c[19]);
     }
 
     private static StepRow step(Object[] c) {

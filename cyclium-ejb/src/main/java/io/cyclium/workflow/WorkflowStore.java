@@ -1,10 +1,12 @@
 package io.cyclium.workflow;
 
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;
 import jakarta.persistence.EntityManager;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,19 +20,26 @@ import java.util.UUID;
  * transition first, which is normal: the caller then does nothing more for it. Each method that
  * returns a count journals its transition itself when it wins, in the same transaction, so the
  * journal never records a transition that lost its race.
+ *
+ * <p>Every time it writes — when a step was queued, started and finished, when its retry is due,
+ * an instance's start and end, a transition's — is the database's clock ({@link DatabaseTime}),
+ * like a lease's: the retry timers of all nodes compare due times with that clock, so a node whose
+ * own clock is off can neither make a retry due early nor late.
  */
 public final class WorkflowStore {
 
     private final DatabaseVendor vendor;
+    private final DatabaseTime time;
     private final String node;
 
-    public WorkflowStore(DatabaseVendor vendor, String node) {
-        this.vendor = vendor;
+    public WorkflowStore(DatabaseTime time, String node) {
+        this.vendor = time.vendor();
+        this.time = time;
         this.node = node;
     }
 
-    static Timestamp ts(LocalDateTime t) {
-        return Timestamp.valueOf(t);
+    public DatabaseTime time() {
+        return time;
     }
 
     private static Object orNull(Object value) {
@@ -41,16 +50,17 @@ public final class WorkflowStore {
 
     /**
      * Stores a definition (insert or replace). A code definition is written at every deploy; it
-     * keeps the enabled flag an operator set.
+     * keeps the enabled flag an operator set. Every write raises the row's version (inserted at 0):
+     * that is how other nodes notice a change ({@link WorkflowQueries#pulse}).
      */
-    public void saveDefinition(EntityManager em, WorkflowDefinition def, String document, String origin, LocalDateTime now) {
+    public void saveDefinition(EntityManager em, WorkflowDefinition def, String document, String origin) {
         String stepIds = String.join(",", def.steps().stream().map(StepDefinition::id).toList());
         String triggerType = def.triggers().stream().map(WorkflowTrigger::type).filter(t -> !WorkflowTrigger.MANUAL.equals(t))
                 .findFirst().orElse(WorkflowTrigger.MANUAL);
         String event = def.triggers().stream().map(WorkflowTrigger::event).filter(e -> e != null).findFirst().orElse(null);
         int updated = new NativeSql().sql("UPDATE cyclium_workflow_definitions SET document = ").value(document)
                 .sql(", origin = ").value(origin).sql(", steps = ").value(stepIds).sql(", trigger_type = ").value(triggerType)
-                .sql(", trigger_event = ").value(orNull(event)).sql(", updated_at = ").value(ts(now))
+                .sql(", trigger_event = ").value(orNull(event)).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE workflow_id = ").value(def.id()).executeUpdate(em);
         if (updated == 0) {
             Map<String, Object> columns = new LinkedHashMap<>();
@@ -61,16 +71,16 @@ public final class WorkflowStore {
             columns.put("document", document);
             columns.put("origin", origin);
             columns.put("enabled", Boolean.TRUE);
-            columns.put("created_at", ts(now));
-            columns.put("updated_at", ts(now));
+            columns.put("created_at", time.now());
+            columns.put("updated_at", time.now());
             // two nodes deploying the same code definition at once: the loser's row is the same
             UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_workflow_definitions", columns));
         }
     }
 
-    public int setEnabled(EntityManager em, String workflowId, boolean enabled, LocalDateTime now) {
+    public int setEnabled(EntityManager em, String workflowId, boolean enabled) {
         return new NativeSql().sql("UPDATE cyclium_workflow_definitions SET enabled = ").value(enabled)
-                .sql(", updated_at = ").value(ts(now)).sql(" WHERE workflow_id = ").value(workflowId).executeUpdate(em);
+                .sql(", version = version + 1, updated_at = ").value(time.now()).sql(" WHERE workflow_id = ").value(workflowId).executeUpdate(em);
     }
 
     // ---- instances ---------------------------------------------------------------------------
@@ -80,7 +90,7 @@ public final class WorkflowStore {
      * already has an instance in flight for this subject: the unique in-flight index refused it,
      * whichever node holds the other one.
      */
-    public boolean insertInstance(EntityManager em, InstanceRow i, List<StepDefinition> steps, LocalDateTime now) {
+    public boolean insertInstance(EntityManager em, InstanceRow i, List<StepDefinition> steps) {
         Map<String, Object> columns = new LinkedHashMap<>();
         columns.put("id", i.id());
         columns.put("workflow_id", i.workflowId());
@@ -92,9 +102,12 @@ public final class WorkflowStore {
         columns.put("target_step", i.targetStep());
         columns.put("source_stack", i.sourceStack());
         columns.put("source_env", i.sourceEnv());
+        if (i.traceParent() != null) {
+            columns.put("trace_parent", i.traceParent());
+        }
         columns.put("version", 0L);
-        columns.put("started_at", ts(now));
-        columns.put("updated_at", ts(now));
+        columns.put("started_at", time.now());
+        columns.put("updated_at", time.now());
         if (!UniqueInsert.insert(em, vendor, "cyclium_workflow_instances", i.id(),
                 new NativeSql().insert("cyclium_workflow_instances", columns))) {
             return false;
@@ -109,24 +122,24 @@ public final class WorkflowStore {
             step.put("critical", s.critical());
             step.put("run_ms", 0L);
             step.put("version", 0L);
-            step.put("updated_at", ts(now));
+            step.put("updated_at", time.now());
             new NativeSql().insert("cyclium_workflow_steps", step).executeUpdate(em);
         }
         journal(em, i.id(), null, null, InstanceStatus.PENDING, null, "created" + (i.targetStep() == null ? ""
-                : " for outcome " + i.targetStep()) + " with " + steps.size() + " step(s)", now);
+                : " for outcome " + i.targetStep()) + " with " + steps.size() + " step(s)");
         return true;
     }
 
     /** Moves an instance from one status to another (version-checked); the blocked reason is set or cleared. */
     public int moveInstance(EntityManager em, String id, String from, long version, String to, String blockedReason,
-            String cause, LocalDateTime now) {
+            String cause) {
         int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
                 .sql(", version = version + 1, blocked_reason = ").value(orNull(blockedReason))
-                .sql(", updated_at = ").value(ts(now))
+                .sql(", updated_at = ").value(time.now())
                 .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version)
                 .executeUpdate(em);
         if (n == 1) {
-            journal(em, id, null, from, to, null, cause, now);
+            journal(em, id, null, from, to, null, cause);
         }
         return n;
     }
@@ -161,17 +174,18 @@ public final class WorkflowStore {
 
     /** Ends an in-flight instance (completed, failed or canceled) with its statistics, once. */
     public int finishInstance(EntityManager em, String id, String from, long version, String to, String error,
-            InstanceStats stats, String cause, LocalDateTime now) {
+            InstanceStats stats, String cause, LocalDateTime finishedAt) {
         int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
                 .sql(", version = version + 1, blocked_reason = NULL, error_detail = ").value(orNull(error))
-                .sql(", finished_at = ").value(ts(now)).sql(", duration_ms = ").value(stats.durationMs())
+                // the database's time, read in this transaction: the duration in the stats is measured with it
+                .sql(", finished_at = ").value(Timestamp.valueOf(finishedAt)).sql(", duration_ms = ").value(stats.durationMs())
                 .sql(", steps_run = ").value(stats.stepsRun()).sql(", attempts_total = ").value(stats.attempts())
                 .sql(", retries_total = ").value(stats.retries()).sql(", critical_path = ").value(String.join(",", stats.criticalPath()))
-                .sql(", stats = ").value(stats.toJson().toString()).sql(", updated_at = ").value(ts(now))
+                .sql(", stats = ").value(stats.toJson().toString()).sql(", updated_at = ").value(time.now())
                 .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version)
                 .executeUpdate(em);
         if (n == 1) {
-            journal(em, id, null, from, to, null, cause, now);
+            journal(em, id, null, from, to, null, cause);
         }
         return n;
     }
@@ -180,22 +194,22 @@ public final class WorkflowStore {
 
     /**
      * Queues a step for attempt {@code attempt + 1}: from pending (its dependencies are done) or
-     * from failed (a retry). {@code dueBy} set means "only if the retry is due by then" (the retry
-     * timer's claim); null means an operator's retry, due now. Exactly one engine wins the attempt.
+     * from failed (a retry). {@code onlyIfDue}: only if the retry is due by the database's clock (the
+     * retry timer's claim); false: an operator's retry, due now. Exactly one engine wins the attempt.
      */
-    public int queue(EntityManager em, String instanceId, String stepId, String from, int attempt, LocalDateTime dueBy,
-            String cause, LocalDateTime now) {
+    public int queue(EntityManager em, String instanceId, String stepId, String from, int attempt, boolean onlyIfDue,
+            String cause) {
         NativeSql sql = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'queued', attempt = attempt + 1,")
                 .sql(" next_attempt_at = NULL, episode_id = NULL, error_class = NULL, error_detail = NULL, started_at = NULL,")
-                .sql(" finished_at = NULL, queued_at = ").value(ts(now)).sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(" finished_at = NULL, queued_at = ").value(time.now()).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
                 .sql(" AND state = ").value(from).sql(" AND attempt = ").value(attempt);
-        if (dueBy != null) {
-            sql.sql(" AND next_attempt_at <= ").value(ts(dueBy));
+        if (onlyIfDue) {
+            time.now(sql.sql(" AND next_attempt_at <= "));
         }
         int n = sql.executeUpdate(em);
         if (n == 1) {
-            journal(em, instanceId, stepId, from, StepState.QUEUED, attempt + 1, cause, now);
+            journal(em, instanceId, stepId, from, StepState.QUEUED, attempt + 1, cause);
         }
         return n;
     }
@@ -206,60 +220,65 @@ public final class WorkflowStore {
      * running (the episode started on this node).
      */
     public int attachEpisode(EntityManager em, String instanceId, String stepId, int attempt, String episodeId,
-            boolean running, LocalDateTime now) {
+            boolean running) {
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET episode_id = ").value(episodeId)
-                .sql(running ? ", state = 'running', started_at = " : ", started_at = ").value(running ? ts(now) : NativeSql.raw("started_at"))
-                .sql(", version = version + 1, updated_at = ").value(ts(now))
+                .sql(running ? ", state = 'running', started_at = " : ", started_at = ").value(running ? time.now() : NativeSql.raw("started_at"))
+                .sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
                 .sql(" AND state = 'queued' AND attempt = ").value(attempt).sql(" AND episode_id IS NULL").executeUpdate(em);
         if (n == 1 && running) {
-            journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, attempt, "episode " + episodeId + " started", now);
+            journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, attempt, "episode " + episodeId + " started");
         }
         return n;
     }
 
     /** queued → running once its episode is seen running (a queued or deferred episode that started since). */
-    public int markRunning(EntityManager em, String instanceId, String stepId, String episodeId, String cause,
-            LocalDateTime now) {
-        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'running', started_at = ").value(ts(now))
-                .sql(", version = version + 1, updated_at = ").value(ts(now))
+    public int markRunning(EntityManager em, String instanceId, String stepId, String episodeId, String cause) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'running', started_at = ").value(time.now())
+                .sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
                 .sql(" AND state = 'queued' AND episode_id = ").value(episodeId).executeUpdate(em);
         if (n == 1) {
-            journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, null, cause, now);
+            journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, null, cause);
         }
         return n;
     }
 
     /**
-     * Ends the attempt run by {@code episodeId}: completed, or failed with the next attempt's due
-     * time (null = failed for good). Guarded by the episode id and an active state, so the same
+     * Ends the attempt run by {@code episodeId}: completed, or failed with the next attempt due
+     * {@code retryIn} from now by the database's clock (null = failed for good). Guarded by the episode id and an active state, so the same
      * terminal event seen by several engines (or replayed by reconcile) lands once.
      */
-    public int finishStep(EntityManager em, StepRow step, String to, LocalDateTime nextAttemptAt, String errorClass,
-            String errorDetail, long attemptMs, String cause, LocalDateTime now) {
-        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = ").value(to)
-                .sql(", next_attempt_at = ").value(nextAttemptAt == null ? NativeSql.raw("NULL") : ts(nextAttemptAt))
-                .sql(", error_class = ").value(orNull(errorClass)).sql(", error_detail = ").value(orNull(errorDetail))
-                .sql(", finished_at = ").value(ts(now)).sql(", run_ms = run_ms + ").value(Math.max(0, attemptMs))
-                .sql(", version = version + 1, updated_at = ").value(ts(now))
+    public int finishStep(EntityManager em, StepRow step, String to, Duration retryIn, String errorClass,
+            String errorDetail, String cause) {
+        NativeSql sql = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = ").value(to).sql(", next_attempt_at = ");
+        if (retryIn == null) {
+            sql.sql("NULL");
+        } else {
+            time.plusMillis(sql, retryIn.toMillis());
+        }
+        sql.sql(", error_class = ").value(orNull(errorClass)).sql(", error_detail = ").value(orNull(errorDetail))
+                .sql(", finished_at = ").value(time.now()).sql(", run_ms = run_ms + COALESCE(");
+        // this attempt's time from queued to now, on the clock that wrote queued_at
+        int n = time.millisSince(sql, "queued_at").sql(", 0)")
+                .sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(step.instanceId()).sql(" AND step_id = ").value(step.stepId())
                 .sql(" AND episode_id = ").value(step.episodeId()).sql(" AND state IN ('queued', 'running')")
                 .executeUpdate(em);
         if (n == 1) {
-            journal(em, step.instanceId(), step.stepId(), step.state(), to, step.attempt(), cause, now);
+            journal(em, step.instanceId(), step.stepId(), step.state(), to, step.attempt(), cause);
         }
         return n;
     }
 
     /** Records an operator's approval of a gated step that has not started. */
-    public int approve(EntityManager em, String instanceId, String stepId, String by, LocalDateTime now) {
-        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET approved_at = ").value(ts(now))
-                .sql(", approved_by = ").value(by).sql(", version = version + 1, updated_at = ").value(ts(now))
+    public int approve(EntityManager em, String instanceId, String stepId, String by) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET approved_at = ").value(time.now())
+                .sql(", approved_by = ").value(by).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
                 .sql(" AND state = 'pending' AND approved_at IS NULL").executeUpdate(em);
         if (n == 1) {
-            journal(em, instanceId, stepId, StepState.PENDING, StepState.PENDING, null, "approved by " + by, now);
+            journal(em, instanceId, stepId, StepState.PENDING, StepState.PENDING, null, "approved by " + by);
         }
         return n;
     }
@@ -267,7 +286,7 @@ public final class WorkflowStore {
     // ---- journal -----------------------------------------------------------------------------
 
     public void journal(EntityManager em, String instanceId, String stepId, String from, String to, Integer attempt,
-            String cause, LocalDateTime now) {
+            String cause) {
         Map<String, Object> columns = new LinkedHashMap<>();
         columns.put("id", UUID.randomUUID().toString());
         columns.put("instance_id", instanceId);
@@ -275,11 +294,15 @@ public final class WorkflowStore {
         columns.put("from_state", from);
         columns.put("to_state", to);
         columns.put("attempt", attempt);
-        columns.put("seq", ((Number) new NativeSql().sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM cyclium_workflow_transitions"
-                + " WHERE instance_id = ").value(instanceId).query(em).getSingleResult()).longValue());
+        // the next number in the same statement, not a read before it (one round trip per transition);
+        // ?2 is instance_id, the second column and never null. The derived table lets MariaDB read
+        // the table it inserts into. Transitions of one instance are written while holding one of
+        // its rows (instance or step), so two writers do not take the same number.
+        columns.put("seq", NativeSql.raw("(SELECT next_seq FROM (SELECT COALESCE(MAX(seq), 0) + 1 AS next_seq"
+                + " FROM cyclium_workflow_transitions WHERE instance_id = ?2) seq_of_instance)"));
         columns.put("node_identity", node);
         columns.put("cause", cause == null ? null : cause.length() > 1000 ? cause.substring(0, 1000) : cause);
-        columns.put("created_at", ts(now));
+        columns.put("created_at", time.now());
         new NativeSql().insert("cyclium_workflow_transitions", columns).executeUpdate(em);
     }
 }

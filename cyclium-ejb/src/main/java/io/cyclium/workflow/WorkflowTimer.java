@@ -4,6 +4,7 @@ import io.cyclium.config.NodeMode;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.retry.EpisodeRetryService;
+import io.cyclium.retry.RetryAlarm;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
@@ -26,6 +27,11 @@ import java.util.logging.Logger;
  * is not draining, the retries that are due: of workflow steps, and of failed plain episodes
  * ({@link EpisodeRetryService}). The due time is a column, so a retry survives any restart; the
  * claim is a conditional UPDATE, so of all the nodes' timers one starts it.
+ *
+ * <p>A tick costs the database nothing unless something is due: the {@link RetryAlarm} rings when
+ * a retry this node stored is due, or when the pulse — one statement every
+ * {@link RetryAlarm#IDLE_CHECK} — found one due anywhere in the cluster; the pulse also tells the
+ * definitions' cache whether another node changed one.
  */
 @Singleton
 @Startup
@@ -55,6 +61,9 @@ public class WorkflowTimer {
     @Inject
     Telemetry telemetry;
 
+    @Inject
+    RetryAlarm alarm;
+
     @Resource
     TimerService timers;
 
@@ -72,11 +81,18 @@ public class WorkflowTimer {
         // a trigger-only node creates scheduled instances too (full nodes run their steps)
         BackgroundPass.run("workflow_schedule", LOG, telemetry, () -> "Scheduled workflow starts on " + identity.name()
                 + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::startScheduled);
-        if (modes.nodeMode() == NodeMode.FULL) {
+        if (alarm.pulseDue()) {
+            BackgroundPass.run("workflow_pulse", LOG, telemetry, () -> "The workflow pulse on " + identity.name()
+                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::pulse);
+        }
+        if (modes.nodeMode() == NodeMode.FULL && alarm.ringing()) {
+            int[] started = new int[2];
             BackgroundPass.run("workflow_retry", LOG, telemetry, () -> "Workflow retries on " + identity.name()
-                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", workflows::runDueRetries);
+                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", () -> started[0] = workflows.runDueRetries());
             BackgroundPass.run("episode_retry", LOG, telemetry, () -> "Episode retries on " + identity.name()
-                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", episodeRetries::runDue);
+                    + " failed; the next tick in " + INTERVAL_MS + " ms tries again", () -> started[1] = episodeRetries.runDue());
+            // a full batch may leave more due: run again next tick; else the pulse says when the next is due
+            alarm.ran(started[0] >= Workflows.BATCH || started[1] >= EpisodeRetryService.BATCH);
         }
     }
 }

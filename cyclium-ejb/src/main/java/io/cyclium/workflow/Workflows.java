@@ -6,16 +6,19 @@ import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
+import io.cyclium.retry.RetryAlarm;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.EventStored;
 import io.cyclium.runtime.Match;
 import io.cyclium.runtime.Outcome;
 import io.cyclium.runtime.RecoverySwept;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
+import io.cyclium.telemetry.Tracing;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -72,7 +75,13 @@ public class Workflows {
     Telemetry telemetry;
 
     @Inject
+    Tracing tracing;
+
+    @Inject
     WorkflowDiscovery discovery;
+
+    @Inject
+    RetryAlarm alarm;
 
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService executor;
@@ -80,18 +89,20 @@ public class Workflows {
     private volatile WorkflowEngine engine;
     private volatile WorkflowDefinitions definitions;
     private volatile WorkflowQueries queries;
+    private volatile InstanceGauges instanceGauges;
 
     private synchronized void init() {
         if (engine != null) {
             return;
         }
-        WorkflowStore store = new WorkflowStore(vendor, identity.name());
+        WorkflowStore store = new WorkflowStore(DatabaseTime.of(vendor), identity.name());
         queries = new WorkflowQueries(vendor);
-        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions(),
-                () -> LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
+        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions());
+        instanceGauges = new InstanceGauges(telemetry);
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
-                telemetry, random::nextDouble);
+                telemetry, random::nextDouble).tracedBy(tracing);
+        engine.onRetryStored(alarm::wake);
     }
 
     WorkflowEngine engine() {
@@ -130,14 +141,21 @@ public class Workflows {
                 + " ended; the next reconcile after a recovery sweep replays it", () -> engine().onFinished(event));
     }
 
-    /** After every recovery sweep: replay what no engine heard, launch what no node launched, run due retries. */
+    /**
+     * After every recovery sweep: replay what no engine heard, launch what no node launched, run due
+     * retries; then count the instances in flight for the workflow_instances gauges (one grouped
+     * count of the in-flight rows, never at scrape time).
+     */
     void onSwept(@Observes RecoverySwept swept) {
         if (modes.nodeMode() == NodeMode.DISABLED) {
             return;
         }
         BackgroundPass.run("workflow_reconcile", LOG, telemetry, () -> "Workflow reconcile on " + identity.name()
-                + " failed; it runs again after the next recovery sweep",
-                () -> engine().reconcile(swept.stack(), swept.anyStack(), swept.env(), BATCH));
+                + " failed; it runs again after the next recovery sweep", () -> {
+                    engine().reconcile(swept.stack(), swept.anyStack(), swept.env(), BATCH);
+                    instanceGauges.counted(tx.inNewTransaction(em -> queries().inFlightCounts(em)),
+                            definitions().enabled().stream().map(WorkflowDefinition::id).toList());
+                });
     }
 
     /**
@@ -194,7 +212,7 @@ public class Workflows {
     public int startScheduled() {
         int started = 0;
         java.time.Instant now = clock.instant();
-        for (WorkflowQueries.StoredDefinition d : definitions().all()) {
+        for (WorkflowQueries.StoredDefinition d : definitions().known()) {
             if (!d.enabled()) {
                 continue;
             }
@@ -218,6 +236,20 @@ public class Workflows {
     /** The retry timer's tick: due retries, claimed once across the cluster. */
     public int runDueRetries() {
         return engine().runDueRetries(BATCH);
+    }
+
+    /**
+     * The idle timer's one statement ({@link WorkflowQueries#pulse}): the definitions' versions go
+     * to the cache (re-read on the next use when another node changed one), and the earliest due
+     * retry, steps' or episodes', to the alarm, both measured on the database's clock.
+     */
+    public void pulse() {
+        init();
+        WorkflowQueries.Pulse p = tx.inNewTransaction(em -> queries.pulse(em));
+        definitions.seen(p.definitions());
+        LocalDateTime earliest = p.stepRetryDue() == null ? p.episodeRetryDue() : p.episodeRetryDue() == null
+                ? p.stepRetryDue() : p.stepRetryDue().isBefore(p.episodeRetryDue()) ? p.stepRetryDue() : p.episodeRetryDue();
+        alarm.heard(earliest == null ? null : java.time.Duration.between(p.now(), earliest));
     }
 
     // ---- definitions ------------------------------------------------------------------------

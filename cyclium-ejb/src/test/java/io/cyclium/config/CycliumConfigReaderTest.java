@@ -129,6 +129,21 @@ class CycliumConfigReaderTest {
     }
 
     @Test
+    void traces_are_off_until_the_one_telemetry_switch_says_the_sdk_is_not_disabled() {
+        assertThat(read().tracing()).isFalse();
+        assertThat(read("otel.sdk.disabled", "true").tracing()).isFalse();
+        assertThat(read("otel.sdk.disabled", "false").tracing()).isTrue();
+        assertThat(read("otel.sdk.disabled", "FALSE").tracing()).isTrue();
+    }
+
+    @Test
+    void a_telemetry_switch_that_is_not_a_boolean_fails_naming_it() {
+        assertThatThrownBy(() -> read("otel.sdk.disabled", "no"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("otel.sdk.disabled = \"no\" is not a boolean: allowed are true | false");
+    }
+
+    @Test
     void the_console_passwords_never_appear_in_to_string() {
         CycliumConfig c = read("cyclium.console.admin-password", "s3cret-value",
                 "cyclium.console.viewer-password", "v1ewer-value");

@@ -115,17 +115,7 @@ class DatabaseOutageTaskTest {
 
     private EpisodeTask.Outcome run(String id, Strategy<?> strategy, Duration patience) {
         ExpectationDefinition exp = expectation();
-        StrategyLookup lookup = new StrategyLookup() {
-            @Override
-            public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
-                return Optional.of(exp);
-            }
-
-            @Override
-            public Strategy<?> strategy(ExpectationDefinition e) {
-                return strategy;
-            }
-        };
+        StrategyLookup lookup = new OneStrategy(exp, strategy);
         TaskEnvironment env = new TaskEnvironment(relayed, store, lookup, new PassthroughClaimGate(), null, finished::add,
                 new MutableClock(Instant.parse("2026-12-05T03:00:00Z")), NODE, telemetry).withWritePatience(patience);
         EpisodeTask task = new EpisodeTask(env, id, null, false, null, new RunControl(id), o -> { });

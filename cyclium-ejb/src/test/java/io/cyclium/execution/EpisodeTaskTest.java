@@ -160,7 +160,8 @@ class EpisodeTaskTest {
         final EpisodeStore store;
         final MutableClock clock = new MutableClock(Instant.parse("2026-06-01T10:00:00Z"));
         final List<EpisodeFinished> finished = new CopyOnWriteArrayList<>();
-        final Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();
+        final CountingAdapter outputs = new CountingAdapter();
+        final Map<String, AtomicInteger> delivered = outputs.delivered;
         ClaimGate gate = new PassthroughClaimGate();
         final io.cyclium.testing.RecordingTelemetry telemetry = new io.cyclium.testing.RecordingTelemetry();
         final List<io.cyclium.episode.EpisodeProgressed> progressed = new CopyOnWriteArrayList<>();
@@ -179,18 +180,7 @@ class EpisodeTaskTest {
 
         TaskEnvironment environment(ExpectationDefinition exp) {
             FindingStore findings = new FindingStore(jpa.vendor());
-            OutputAdapter counting = new OutputAdapter() {
-                @Override
-                public String type() {
-                    return "count";
-                }
-
-                @Override
-                public String deliver(Delivery d) {
-                    delivered.computeIfAbsent(d.dedupeKey(), k -> new AtomicInteger()).incrementAndGet();
-                    return "ok";
-                }
-            };
+            OutputAdapter counting = outputs;
             OutputRouter router = new OutputRouter(jpa, new OutputStore(jpa.vendor()),
                     type -> "count".equals(type) ? Optional.of(counting) : Optional.empty(), clock, Telemetry.NOOP);
             ConvergeEffects effects = new ConvergeEffects() {
@@ -206,17 +196,7 @@ class EpisodeTaskTest {
                             ? router.routeResumed(proposal, episode, null) : router.route(proposal, episode, null));
                 }
             };
-            StrategyLookup lookup = new StrategyLookup() {
-                @Override
-                public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
-                    return Optional.of(exp);
-                }
-
-                @Override
-                public Strategy<?> strategy(ExpectationDefinition e) {
-                    return strategy;
-                }
-            };
+            StrategyLookup lookup = new OneStrategy(exp, strategy);
             return new TaskEnvironment(jpa, store, lookup, gate, effects, finished::add, clock, NODE, telemetry, progressed::add);
         }
 

@@ -108,17 +108,7 @@ class LeanWritePathTest {
                     Optional.empty(), Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
                     new Budget(10, Duration.ofMinutes(1)), 0, Duration.ofMinutes(1), null);
             Trivial strategy = new Trivial();
-            StrategyLookup lookup = new StrategyLookup() {
-                @Override
-                public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {
-                    return Optional.of(exp);
-                }
-
-                @Override
-                public Strategy<?> strategy(ExpectationDefinition e) {
-                    return strategy;
-                }
-            };
+            StrategyLookup lookup = new OneStrategy(exp, strategy);
             Tx writes = tx;
             if (grouped) {
                 GroupCommit g = GroupCommit.start(tx, Executors.defaultThreadFactory(), 64, 2, batches::add,

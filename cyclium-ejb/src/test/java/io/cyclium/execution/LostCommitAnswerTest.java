@@ -130,6 +130,37 @@ class LostCommitAnswerTest {
     }
 
     @Test
+    void a_list_whose_commit_answer_was_lost_runs_once_more_and_answers_what_the_lost_commit_stored_as_stored() {
+        LeasedClaimGate gate = new LeasedClaimGate(new JpaWorkClaims(relayed, relayed.vendor(), telemetry), NODE, 30, telemetry);
+        TaskEnvironment env = new TaskEnvironment(group, new EpisodeStore(relayed.vendor()), null, gate, null, e -> { },
+                new MutableClock(Instant.parse("2026-12-05T03:00:00Z")), NODE, telemetry);
+        LocalRunner runner = new LocalRunner(env, callers, new TriggerRequestStore(relayed.vendor()));
+        List<NewEpisode> episodes = new ArrayList<>();
+        for (int i = 0; i < CALLERS; i++) {
+            episodes.add(episode());
+        }
+        // the list's work as the event intake runs it: each episode's insert (and first lease) in one transaction
+        java.util.function.Function<jakarta.persistence.EntityManager, List<Boolean>> list = em -> episodes.stream()
+                .map(e -> runner.insert(e, ours -> { })).toList();
+        java.util.concurrent.atomic.AtomicInteger reruns = new java.util.concurrent.atomic.AtomicInteger();
+        relayed.inNewTransaction(em -> em.createNativeQuery("SELECT 1").getSingleResult()); // a pooled connection
+        proxy.loseNextCommitAnswer();
+
+        List<Boolean> inserted = io.cyclium.store.OneTransactionForAList.run(relayed, group, list, reruns::incrementAndGet);
+
+        assertThat(proxy.commitAnswersLost()).as("the list's COMMIT answer was lost").isEqualTo(1);
+        assertThat(reruns).as("the list ran once more").hasValue(1);
+        // the second run met the rows the lost commit stored: each key taken, by the list itself
+        assertThat(inserted).as("answered, not refused").hasSize(CALLERS).containsOnly(false);
+        for (NewEpisode e : episodes) {
+            Number rows = direct.inNewTransaction(em -> (Number) em.createNativeQuery(
+                    "SELECT COUNT(*) FROM cyclium_episodes WHERE dedupe_key = ?1").setParameter(1, e.dedupeKey()).getSingleResult());
+            assertThat(rows.intValue()).as("rows for " + e.dedupeKey()).isEqualTo(1);
+        }
+        assertThat(gate.heldCount()).as("no first lease of the lost commit is left pending or held").isZero();
+    }
+
+    @Test
     void a_first_lease_whose_statement_failed_leaves_nothing_pending_so_a_row_that_committed_anyway_is_released_as_an_orphan() {
         JpaWorkClaims relayedClaims = new JpaWorkClaims(relayed, relayed.vendor(), telemetry);
         LeasedClaimGate gate = new LeasedClaimGate(relayedClaims, NODE, 30, telemetry);

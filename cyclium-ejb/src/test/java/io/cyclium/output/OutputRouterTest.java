@@ -256,6 +256,34 @@ class OutputRouterTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void a_proposed_output_left_behind_is_retried_by_an_operator_only_once_its_episode_has_ended(Vendor vendor) {
+        Fixture f = new Fixture(vendor);
+        RecordingAdapter adapter = f.adapter(d -> "sent-late");
+        EpisodeRef episode = TestEpisodes.running(f.jpa, null);
+        // a run stored the row and died before the adapter's answer was recorded
+        String id = UUID.randomUUID().toString();
+        f.jpa.run(em -> f.store.insertProposed(em, id, episode.id(), adapter.type(), "left-behind:" + id, PAYLOAD));
+
+        assertThatThrownBy(() -> f.router.retry(id))
+                .as("while its episode runs, the episode delivers it when it resumes")
+                .isInstanceOfSatisfying(OutputRetryRefusedException.class, e -> assertThat(e.status()).isEqualTo("proposed"))
+                .hasMessageContaining("still running");
+        assertThat(adapter.calls()).isZero();
+
+        f.jpa.run(em -> em.createNativeQuery("UPDATE cyclium_episodes SET status = 'failed' WHERE id = ?1")
+                .setParameter(1, episode.id()).executeUpdate());
+        OutputOutcome retried = f.router.retry(id);
+
+        assertThat(retried.kind()).isEqualTo(Kind.DELIVERED);
+        assertThat(adapter.deliveries()).extracting(OutputAdapter.Delivery::dedupeKey).containsExactly("left-behind:" + id);
+        assertThat(adapter.deliveries()).extracting(OutputAdapter.Delivery::attempt).containsExactly(2);
+        assertThat(f.output(id).status()).isEqualTo("delivered");
+        assertThatThrownBy(() -> f.router.retry(id)).as("delivered now: done").isInstanceOf(OutputRetryRefusedException.class);
+        assertThat(adapter.calls()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void two_concurrent_retries_of_one_failed_output_call_the_adapter_once(Vendor vendor) throws Exception {
         Fixture f = new Fixture(vendor);
         RecordingAdapter adapter = f.adapter(failingOnceThen(d -> "sent"));

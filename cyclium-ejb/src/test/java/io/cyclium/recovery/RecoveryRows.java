@@ -42,6 +42,15 @@ final class RecoveryRows {
         private boolean cancelRequested;
         private String workflowInstance;
         private String workflowStep;
+        private String dedupeKey;
+        private String id;
+
+        /** Its id and dedupe key (both random otherwise). */
+        Episode identified(String id, String dedupeKey) {
+            this.id = id;
+            this.dedupeKey = dedupeKey;
+            return this;
+        }
 
         Episode actor(String actorId) {
             this.actor = actorId;
@@ -100,7 +109,7 @@ final class RecoveryRows {
         }
 
         String insert() {
-            String id = UUID.randomUUID().toString();
+            String id = this.id != null ? this.id : UUID.randomUUID().toString();
             String then = db.vendor().utcNowPlusSeconds(String.valueOf(-quietSeconds));
             Map<String, Object> c = new LinkedHashMap<>();
             c.put("id", id);
@@ -108,7 +117,7 @@ final class RecoveryRows {
             c.put("expectation_id", "digest");
             c.put("trigger_type", "manual");
             c.put("trigger_ref", "{\"type\":\"manual\",\"payload\":{}}");
-            c.put("dedupe_key", "orphan:" + id);
+            c.put("dedupe_key", dedupeKey != null ? dedupeKey : "orphan:" + id);
             c.put("status", "running");
             c.put("phase", phase);
             c.put("mode", "live");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.EpisodeStore;
+import io.cyclium.store.DatabaseTime;
 import io.cyclium.episode.StepKind;
 import io.cyclium.store.JsonText;
 import io.cyclium.testing.Concurrently;
@@ -38,21 +39,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 class EpisodeRetriesTest {
 
     /** Timers scan every due row, so each test gets a database of its own, closed after it. */
-    final List<AutoCloseable> opened = new java.util.ArrayList<>();
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final io.cyclium.testing.OwnDatabases own = new io.cyclium.testing.OwnDatabases();
 
     TestJpa ownDatabase(Vendor vendor) {
-        TestDatabase database = TestDatabase.create(vendor);
-        opened.add(database);
-        TestJpa db = new TestJpa(database);
-        opened.add(0, db);
-        return db;
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : opened) {
-            c.close();
-        }
+        return own.open(vendor);
     }
 
     static final Instant T0 = Instant.parse("2026-11-30T12:00:00Z");
@@ -65,7 +56,7 @@ class EpisodeRetriesTest {
     final RecordingTelemetry telemetry = new RecordingTelemetry();
 
     EpisodeRetries node(TestJpa db, RetryLauncher launcher, String name, RetryPolicy policy) {
-        return new EpisodeRetries(db, new EpisodeRetryStore(db.vendor()), new EpisodeRetryQueries(),
+        return new EpisodeRetries(db, new EpisodeRetryStore(DatabaseTime.following(db.vendor(), clock)), new EpisodeRetryQueries(),
                 new EpisodeStore(db.vendor()), (actor, exp) -> RetryEpisodes.ACTOR.equals(actor)
                         && RetryEpisodes.EXPECTATION.equals(exp) ? Optional.of(policy) : Optional.empty(),
                 launcher, clock, () -> 0.5, name, telemetry);
@@ -108,6 +99,45 @@ class EpisodeRetriesTest {
                 + " dedupe_key = ?1").setParameter(1, dedupeKey).getSingleResult()).longValue());
     }
 
+    /** A node whose own clock is {@code skew} off, writing and comparing due times on the database's clock. */
+    EpisodeRetries skewedNode(TestJpa db, RetryLauncher launcher, String name, Duration skew) {
+        return new EpisodeRetries(db, new EpisodeRetryStore(DatabaseTime.of(db.vendor())), new EpisodeRetryQueries(),
+                new EpisodeStore(db.vendor()), (actor, exp) -> Optional.of(POLICY), launcher,
+                java.time.Clock.offset(java.time.Clock.systemUTC(), skew), () -> 0.5, name, telemetry);
+    }
+
+    static LocalDateTime databaseNow(TestJpa db) {
+        return db.inNewTransaction(em -> DatabaseTime.of(db.vendor()).read(em));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_retry_is_due_by_the_database_clock_even_when_the_failing_node_s_clock_is_an_hour_ahead(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String first = episodes.started(key(), payload(), null);
+
+        LocalDateTime before = databaseNow(db);
+        skewedNode(db, episodes, "ahead", Duration.ofHours(1)).onFinished(episodes.fail(first, "strategy_crash"));
+        LocalDateTime after = databaseNow(db);
+
+        assertThat(due(db, first).orElseThrow()).as("the database's now + 10 s, not the node's")
+                .isBetween(before.plusSeconds(10).minusNanos(1_000_000), after.plusSeconds(10).plusNanos(1_000_000));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_whose_clock_runs_ahead_starts_no_retry_before_the_database_says_it_is_due(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        String first = episodes.started(key(), payload(), null);
+        skewedNode(db, episodes, "right", Duration.ZERO).onFinished(episodes.fail(first, "strategy_crash"));
+
+        assertThat(skewedNode(db, episodes, "ahead", Duration.ofHours(1)).runDue(10)).as("due in 10 s by the database").isZero();
+        assertThat(episodes.launched).isEmpty();
+        assertThat(state(db, first).claimed()).isFalse();
+    }
+
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_failed_episode_is_retried_on_the_backoff_schedule_until_its_attempts_run_out(Vendor vendor) {
@@ -124,7 +154,7 @@ class EpisodeRetriesTest {
         JsonObject detail = JsonText.parseObject(io.cyclium.store.NativeSql.text(scheduled[1]));
         assertThat(detail.getInt("attempt")).isEqualTo(1);
         assertThat(detail.getString("errorClass")).isEqualTo("strategy_crash");
-        assertThat(detail.getString("nextAt")).isEqualTo(T0.plusSeconds(10).toString());
+        assertThat(detail.getJsonNumber("dueInMs").longValue()).isEqualTo(10_000);
 
         clock.advance(Duration.ofSeconds(9));
         assertThat(retries.runDue(10)).as("not due yet").isZero();
@@ -411,11 +441,11 @@ class EpisodeRetriesTest {
 
         // raced: read as due by a timer, archived before that timer's claim
         List<EpisodeRetryQueries.DueRetry> read = db.inNewTransaction(em -> new EpisodeRetryQueries().due(em,
-                at(clock.instant()), 10));
+                DatabaseTime.following(db.vendor(), clock), 10));
         assertThat(read).extracting(EpisodeRetryQueries.DueRetry::episodeId).containsExactly(raced);
         archive(db, raced);
-        assertThat(db.<Integer>inNewTransaction(em -> new EpisodeRetryStore(db.vendor()).claim(em, raced, at(clock.instant()),
-                at(clock.instant().plusSeconds(60))))).as("the claim refuses archived work").isZero();
+        assertThat(db.<Integer>inNewTransaction(em -> new EpisodeRetryStore(DatabaseTime.following(db.vendor(), clock)).claim(em, raced,
+                EpisodeRetries.CLAIM_LEASE))).as("the claim refuses archived work").isZero();
 
         assertThat(n1.runDue(10)).isZero();
         assertThat(episodes.launched).isEmpty();
@@ -488,11 +518,11 @@ class EpisodeRetriesTest {
         // the other order: the restart lands between the timer's read of due rows and its claim
         String second = dueFailure(db, episodes);
         List<EpisodeRetryQueries.DueRetry> read = db.inNewTransaction(em -> new EpisodeRetryQueries().due(em,
-                at(clock.instant()), 10));
+                DatabaseTime.following(db.vendor(), clock), 10));
         assertThat(read).extracting(EpisodeRetryQueries.DueRetry::episodeId).containsExactly(second);
         assertThat(restart(db, second)).isEqualTo(1);
-        assertThat(db.<Integer>inNewTransaction(em -> new EpisodeRetryStore(db.vendor()).claim(em, second,
-                at(clock.instant()), at(clock.instant().plusSeconds(60))))).as("the claim lost to the restart").isZero();
+        assertThat(db.<Integer>inNewTransaction(em -> new EpisodeRetryStore(DatabaseTime.following(db.vendor(), clock)).claim(em, second,
+                EpisodeRetries.CLAIM_LEASE))).as("the claim lost to the restart").isZero();
         assertThat(node(db, episodes, "n1").runDue(10)).isZero();
         assertThat(episodesWithKey(db, "retry:" + second + ":2")).isZero();
     }

@@ -45,7 +45,7 @@ class BaselineMigrationTest {
             "cyclium_workflow_steps", "cyclium_workflow_transitions", "cyclium_debounced_triggers", "cyclium_audit");
 
     /** The newest migration in sql/&lt;vendor&gt;; every vendor has the same versions. */
-    static final String LATEST_VERSION = "13";
+    static final String LATEST_VERSION = "15";
 
     static final LocalDateTime NOW = LocalDateTime.of(2026, 11, 30, 12, 0);
 

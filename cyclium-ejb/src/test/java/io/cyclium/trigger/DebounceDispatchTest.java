@@ -73,13 +73,17 @@ class DebounceDispatchTest {
         final DebounceDispatch pass;
 
         Node(TestJpa db, String name) {
+            this(db, name, io.cyclium.telemetry.Tracing.OFF);
+        }
+
+        Node(TestJpa db, String name, io.cyclium.telemetry.Tracing tracing) {
             this.name = name;
             this.tx = new JoiningTx(db);
             this.launcher = new DbLauncher(tx, db);
             this.runtime = new ActorRuntime(MONITOR, 10, launcher, new ActorRuntime.Context(new ManualScheduler(clock), clock,
-                    telemetry, name, "stack-a", env, new Jitter(Duration.ZERO), () -> NodeMode.FULL));
+                    telemetry, name, "stack-a", env, new Jitter(Duration.ZERO), () -> NodeMode.FULL, tracing));
             this.pass = new DebounceDispatch(name, env, 50, tx, new DebouncedTriggerStore(db.vendor()),
-                    actorId -> Optional.of(runtime).filter(rt -> rt.definition().id().equals(actorId)), telemetry);
+                    () -> java.util.Map.of(MONITOR.id(), runtime), telemetry);
         }
 
         List<Match> event(String id, String payload) {
@@ -184,6 +188,52 @@ class DebounceDispatchTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void due_rows_of_an_actor_no_node_runs_any_more_do_not_hide_the_ones_a_node_fires(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        Node node = new Node(db, "node-a");
+        // more rows than a pass reads (50), of an actor since undeployed, and due before ours
+        for (int i = 0; i < 60; i++) {
+            node.event("gone-" + i, "{\"host\":\"gone-" + i + "\"}");
+        }
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_debounced_triggers SET actor_id = 'undeployed', fire_at = ")
+                .value(LocalDateTime.of(1999, 1, 1, 0, 0)).sql(" WHERE ").is("source_env", env).executeUpdate(em));
+        node.event("ours", "{\"host\":\"db-1\"}");
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_debounced_triggers SET fire_at = ")
+                .value(LocalDateTime.of(2000, 1, 1, 0, 0)).sql(" WHERE actor_id = 'monitor' AND ").is("source_env", env)
+                .executeUpdate(em));
+
+        assertThat(node.pass.poll()).isEqualTo(1);
+        assertThat(episodes(db)).extracting(TriggerInfo::eventId).containsExactly("ours");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_episode_another_node_fires_runs_under_the_span_of_the_windows_last_event(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        io.cyclium.testing.CollectedSpans spans = new io.cyclium.testing.CollectedSpans();
+        Node taker = new Node(db, "node-a", spans.tracing());
+        try (io.cyclium.telemetry.TraceSpan first = spans.tracing().enter("POST /cyclium/api/events", null)) {
+            taker.event("e1", "{\"host\":\"db-1\"}");
+        }
+        String last;
+        try (io.cyclium.telemetry.TraceSpan second = spans.tracing().enter("POST /cyclium/api/events", null)) {
+            taker.event("e2", "{\"host\":\"db-1\"}");
+            last = second.traceParent();
+        }
+        taker.runtime.stopAccepting();
+        Node other = new Node(db, "node-b", spans.tracing());
+        windowCloses(db);
+
+        assertThat(other.pass.poll()).isEqualTo(1);
+
+        @SuppressWarnings("unchecked")
+        List<Object> parents = db.inNewTransaction(em -> (List<Object>) new NativeSql()
+                .sql("SELECT trace_parent FROM cyclium_episodes WHERE ").is("source_env", env).query(em).getResultList());
+        assertThat(parents).as("the fired episode's parent, stored with its row").containsExactly(last);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void of_two_nodes_passing_over_a_due_row_at_once_exactly_one_fires_it(Vendor vendor) throws InterruptedException {
         TestJpa db = databases.jpa(vendor);
         Node a = new Node(db, "node-a");
@@ -208,7 +258,7 @@ class DebounceDispatchTest {
         a.event("e1", "{\"host\":\"db-1\"}");
         windowCloses(db);
         DebouncedTriggerStore store = new DebouncedTriggerStore(db.vendor());
-        DebouncedTrigger read = db.inNewTransaction(em -> store.due(em, env, 10)).get(0);
+        DebouncedTrigger read = db.inNewTransaction(em -> store.due(em, env, List.of(MONITOR.id()), 10)).get(0);
 
         a.event("e2", "{\"host\":\"db-1\"}");
 

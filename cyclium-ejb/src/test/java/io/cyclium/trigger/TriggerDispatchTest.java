@@ -150,6 +150,21 @@ class TriggerDispatchTest {
     }
 
     @Test
+    void a_poll_with_nothing_pending_is_one_read_and_no_expiry_update() {
+        List<String> transactions = new ArrayList<>();
+        Tx counting = new Tx() {
+            @Override
+            public <T> T inNewTransaction(java.util.function.Function<jakarta.persistence.EntityManager, T> work) {
+                transactions.add("tx");
+                return db.inNewTransaction(work);
+            }
+        };
+
+        assertThat(poller("node-f", counting).poll()).isZero();
+        assertThat(transactions).as("the idle poll's read only").hasSize(1);
+    }
+
+    @Test
     void requests_pending_longer_than_the_window_expire_and_younger_ones_stay() {
         String[] old = pendingRequest();
         String[] young = pendingRequest();

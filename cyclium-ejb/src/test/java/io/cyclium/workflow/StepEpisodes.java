@@ -39,13 +39,28 @@ class StepEpisodes implements StepLauncher {
         this.store = new EpisodeStore(db.vendor());
     }
 
+    // the instance's span while one launch runs (subclasses override the launch without it)
+    private final ThreadLocal<String> traceParent = new ThreadLocal<>();
+
+    @Override
+    public Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
+            JsonObject input, String stack, String env, String parent) {
+        traceParent.set(parent);
+        try {
+            return launch(em, step, instanceId, attempt, dedupeKey, input, stack, env);
+        } finally {
+            traceParent.remove();
+        }
+    }
+
     @Override
     public Launch launch(EntityManager em, StepDefinition step, String instanceId, int attempt, String dedupeKey,
             JsonObject input, String stack, String env) {
         String id = UUID.randomUUID().toString();
         NewEpisode e = new NewEpisode(id, step.actor(), step.expectation(), "1",
                 new TriggerInfo(TriggerInfo.WORKFLOW, null, null, input, null), dedupeKey, 3,
-                new Budget(10, Duration.ofMinutes(1)), "test-node", false, stack, env, instanceId, step.id());
+                new Budget(10, Duration.ofMinutes(1)), "test-node", false, stack, env, instanceId, step.id(),
+                traceParent.get());
         boolean inserted = store.insert(em, e);
         if (!inserted) {
             return new Launch(Kind.DUPLICATE, null, "key taken");

@@ -109,7 +109,7 @@ public final class WorkflowBenchmark {
             public void cancel(String episodeId) {
             }
         };
-        engine[0] = new WorkflowEngine(jpa, new WorkflowStore(jpa.vendor(), "bench"), new WorkflowQueries(jpa.vendor()),
+        engine[0] = new WorkflowEngine(jpa, new WorkflowStore(io.cyclium.store.DatabaseTime.of(jpa.vendor()), "bench"), new WorkflowQueries(jpa.vendor()),
                 id -> Optional.of(DAG), launcher, Clock.systemUTC(), Telemetry.NOOP, Math::random);
         long t0 = System.nanoTime();
         for (int i = 0; i < instances; i++) {

@@ -79,6 +79,63 @@ class WorkflowEngineTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void the_instances_gauge_counts_what_is_in_flight_per_status_and_drops_to_zero_when_it_finishes(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"));
+        WorkflowDefinition idle = workflow(step("a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        InstanceGauges gauges = new InstanceGauges(telemetry);
+        WorkflowQueries queries = new WorkflowQueries(db.vendor());
+
+        String id = engine.start(def, whole());
+        gauges.counted(db.inNewTransaction(queries::inFlightCounts), List.of(def.id(), idle.id()));
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "running")).isEqualTo(1);
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "pending")).isZero();
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "blocked")).isZero();
+        assertThat(telemetry.gauge("workflow_instances", "workflow", idle.id(), "status", "running"))
+                .as("a deployed workflow with nothing in flight reads 0").isZero();
+
+        done(engine, episodes, "a", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        gauges.counted(db.inNewTransaction(queries::inFlightCounts), List.of(def.id(), idle.id()));
+        assertThat(telemetry.gauge("workflow_instances", "workflow", def.id(), "status", "running")).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void an_instance_is_a_span_under_the_request_that_started_it_and_the_parent_of_its_steps_on_every_node(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = diamond();
+        io.cyclium.testing.CollectedSpans spans = new io.cyclium.testing.CollectedSpans();
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine one = engine(db, def, episodes, "n1").tracedBy(spans.tracing());
+        // the second node has no span of the instance in memory: it reads it from the instance row
+        WorkflowEngine two = engine(db, def, episodes, "n2").tracedBy(spans.tracing());
+
+        String id;
+        try (io.cyclium.telemetry.TraceSpan request = spans.tracing().enter("POST /cyclium/api/events", null)) {
+            id = one.start(def, whole());
+        }
+        done(two, episodes, "a", 1);
+
+        io.opentelemetry.sdk.trace.data.SpanData post = spans.named("POST /cyclium/api/events");
+        io.opentelemetry.sdk.trace.data.SpanData instance = spans.named("cyclium workflow " + def.id());
+        assertThat(instance.getParentSpanId()).isEqualTo(post.getSpanId());
+        assertThat(io.cyclium.testing.CollectedSpans.attribute(instance, "cyclium.workflow.instance.id")).isEqualTo(id);
+        String instanceSpan = "00-" + instance.getTraceId() + "-" + instance.getSpanId() + "-"
+                + instance.getSpanContext().getTraceFlags().asHex();
+        assertThat(instance(db, id).traceParent()).isEqualTo(instanceSpan);
+        assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "b", "c");
+        for (String step : List.of("a", "b", "c")) {
+            String episodeId = episodes.only(step, 1).episodeId();
+            assertThat(db.inNewTransaction(em -> em.find(io.cyclium.episode.EpisodeEntity.class, episodeId)).traceParent)
+                    .as("step %s's episode runs under the instance's span", step).isEqualTo(instanceSpan);
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_dag_runs_each_step_after_its_dependencies_and_completes_with_its_statistics(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         WorkflowDefinition def = diamond();
@@ -290,6 +347,47 @@ class WorkflowEngineTest {
         assertThat(done.retriesTotal()).isEqualTo(2);
     }
 
+    /** An engine of a node whose own clock is {@code skew} off; its store writes the database's clock, as in production. */
+    WorkflowEngine skewedEngine(TestJpa db, WorkflowDefinition def, StepLauncher launcher, Duration skew) {
+        return new WorkflowEngine(db, new WorkflowStore(io.cyclium.store.DatabaseTime.of(db.vendor()), "skewed"),
+                new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), launcher,
+                java.time.Clock.offset(java.time.Clock.systemUTC(), skew), telemetry, () -> 0.5);
+    }
+
+    static LocalDateTime databaseNow(TestJpa db) {
+        return db.inNewTransaction(em -> io.cyclium.store.DatabaseTime.of(db.vendor()).read(em));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_times_and_its_retry_due_time_are_the_database_s_whatever_the_node_s_clock_says(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RetryPolicy retry = new RetryPolicy(3, Duration.ofSeconds(10), 3.0, Duration.ofMinutes(5), 0.0, Set.of());
+        WorkflowDefinition def = workflow(new StepDefinition("flaky", "worker", "work", List.of(), true, false,
+                FailurePolicy.ABORT, retry));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine ahead = skewedEngine(db, def, episodes, Duration.ofHours(1));
+
+        LocalDateTime before = databaseNow(db);
+        String id = ahead.start(def, whole());
+        ahead.onFinished(episodes.finish(episodes.only("flaky", 1).episodeId(), EpisodeStatus.FAILED, "timeout"));
+        LocalDateTime after = databaseNow(db).plusNanos(1_000_000);
+
+        StepRow failed = steps(db, id).get("flaky");
+        assertThat(failed.nextAttemptAt()).as("the database's now + 10 s").isBetween(before.plusSeconds(10),
+                after.plusSeconds(10));
+        assertThat(List.of(failed.queuedAt(), failed.finishedAt(), instance(db, id).startedAt())).allSatisfy(t ->
+                assertThat(t).isBetween(before.minusNanos(1_000_000), after));
+        List<TransitionRow> journal = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).transitions(em, id));
+        assertThat(journal).extracting(TransitionRow::at).allSatisfy(t -> assertThat(t).isBetween(before.minusNanos(1_000_000), after));
+        assertThat(failed.runMs()).as("queued to failed, on one clock").isBetween(0L, Duration.between(before, after).toMillis());
+
+        ahead.runDueRetries(10);
+        assertThat(steps(db, id).get("flaky").state()).as("due in 10 s by the database, though the node's clock says an"
+                + " hour later").isEqualTo(StepState.FAILED);
+        assertThat(episodes.launched).hasSize(1);
+    }
+
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void a_non_retryable_error_fails_the_step_at_once_and_abort_fails_the_instance_and_cancels_running_steps(Vendor vendor) {
@@ -485,7 +583,7 @@ class WorkflowEngineTest {
 
     /** An engine whose caller may hold a transaction of its own ({@link HostTransaction}). */
     WorkflowEngine engineIn(HostTransaction host, TestJpa db, WorkflowDefinition def, StepEpisodes episodes) {
-        return new WorkflowEngine(host, new WorkflowStore(db.vendor(), "n1"), new WorkflowQueries(db.vendor()),
+        return new WorkflowEngine(host, new WorkflowStore(io.cyclium.store.DatabaseTime.following(db.vendor(), clock), "n1"), new WorkflowQueries(db.vendor()),
                 id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes, clock, telemetry, () -> 0.5);
     }
 
@@ -614,7 +712,7 @@ class WorkflowEngineTest {
     }
 
     WorkflowEngine engine(io.cyclium.store.Tx tx, TestJpa db, WorkflowDefinition def, StepLauncher launcher, String node) {
-        return new WorkflowEngine(tx, new WorkflowStore(db.vendor(), node), new WorkflowQueries(db.vendor()),
+        return new WorkflowEngine(tx, new WorkflowStore(io.cyclium.store.DatabaseTime.following(db.vendor(), clock), node), new WorkflowQueries(db.vendor()),
                 id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), launcher, clock, telemetry, () -> 0.5);
     }
 

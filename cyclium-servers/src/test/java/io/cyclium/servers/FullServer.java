@@ -159,8 +159,14 @@ abstract class FullServer implements AutoCloseable {
     }
 
     HttpResponse<String> post(String path, String json) {
-        return send(HttpRequest.newBuilder(app().resolve(path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+        return post(path, json, Map.of());
+    }
+
+    /** With more headers (a {@code traceparent}). */
+    HttpResponse<String> post(String path, String json, Map<String, String> headers) {
+        HttpRequest.Builder r = HttpRequest.newBuilder(app().resolve(path)).header("Content-Type", "application/json");
+        headers.forEach(r::header);
+        return send(r.POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
     HttpResponse<String> getUnauthenticated(URI uri) {

@@ -6,6 +6,8 @@ import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.EventAnswer;
 import io.cyclium.runtime.Match;
 import io.cyclium.runtime.Outcome;
+import io.cyclium.telemetry.TraceSpan;
+import io.cyclium.telemetry.Tracing;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -78,8 +80,14 @@ public class EventIntakeServlet extends HttpServlet {
 
     private static final Jsonb JSONB = JsonbBuilder.create();
 
+    /** The W3C trace context header. */
+    static final String TRACEPARENT = "traceparent";
+
     @Inject
     ActorHost host;
+
+    @Inject
+    Tracing tracing;
 
     /** One match; {@code workflow} for a workflow the event starts, {@code actor} and {@code expectation} otherwise. */
     public record Matched(String actor, String expectation, String workflow, String dedupeKey, String outcome,
@@ -151,20 +159,42 @@ public class EventIntakeServlet extends HttpServlet {
         }
     }
 
+    /**
+     * The caller's W3C {@code traceparent}, when it sends one, is the parent of this request's span,
+     * which is current while the events are stored: every episode and workflow instance they store
+     * keeps it as the parent of its runs (on whichever node runs them). Tracing off: nothing.
+     */
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        if (!tracing.on()) {
+            post(req, resp);
+            return;
+        }
+        try (TraceSpan span = tracing.enter("POST " + req.getContextPath() + PATH, req.getHeader(TRACEPARENT),
+                "http.request.method", "POST", "url.path", req.getRequestURI())) {
+            int status = post(req, resp);
+            span.set("http.response.status_code", String.valueOf(status));
+            if (status >= 500) {
+                span.failed(String.valueOf(status));
+            }
+        }
+    }
+
+    /** Answers the POST; returns the status written. */
+    private int post(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         Answer answer;
         try {
             answer = accept(body(req));
         } catch (RuntimeException | Error e) {
             ApiError error = ApiErrors.answer(e);
             write(resp, error.status(), error);
-            return;
+            return error.status();
         }
         if (answer.verdict().retryAfterSeconds() != null) {
             resp.setHeader("Retry-After", String.valueOf(answer.verdict().retryAfterSeconds()));
         }
         write(resp, answer.verdict().status(), answer.body());
+        return answer.verdict().status();
     }
 
     /** A body to write and its verdict. */

@@ -50,7 +50,9 @@ final class BenchClients {
             List<Double> sorted = values.stream().sorted().toList();
             double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
                     : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
-            System.out.printf(Locale.ROOT, "  %-60s %10.1f   (%.1f–%.1f)%n", name, median, sorted.get(0), sorted.get(sorted.size() - 1));
+            // ratios (around 1) need two decimals, rates and microseconds none to speak of
+            String f = Math.abs(median) < 10 ? "%.2f" : "%.1f";
+            System.out.printf(Locale.ROOT, "  %-60s %10" + f.substring(1) + "   (" + f + "–" + f + ")%n", name, median, sorted.get(0), sorted.get(sorted.size() - 1));
         });
     }
 }

@@ -61,6 +61,11 @@ final class OwnPostgres implements AutoCloseable {
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port() + "/" + database, "bench_probe", "");
     }
 
+    /** A database of the benchmark's own beside the nodes' (the nodes' role owns it). */
+    void createDatabase(String name) {
+        admin("CREATE DATABASE " + name);
+    }
+
     private void admin(String sql) {
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port() + "/postgres", "postgres", "");
                 Statement s = c.createStatement()) {

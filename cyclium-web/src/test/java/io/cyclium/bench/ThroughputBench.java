@@ -53,6 +53,9 @@ public final class ThroughputBench {
     private static final int EVENTS = Integer.getInteger("bench.events", 20_000);
     private static final int WARMUP = Integer.getInteger("bench.warmup", 5_000);
     private static final int HTTP_EVENTS = Integer.getInteger("bench.http-events", 10_000);
+    /** The CDI phases fire from each of these numbers of threads (and the reference schedules from as many). */
+    private static final List<Integer> FIRE_THREADS = java.util.Arrays.stream(System.getProperty("bench.fire-threads", "4,20")
+            .split(",")).map(String::trim).map(Integer::valueOf).toList();
     /** POSTs before the HTTP measurement: the request path (Grizzly, Jersey, security) gets compiled first too. */
     private static final int HTTP_WARMUP = Integer.getInteger("bench.http-warmup", 3_000);
     /** Events per POST of the batch scenario (a JSON array, stored in one transaction); 0 leaves it out. */
@@ -83,8 +86,12 @@ public final class ThroughputBench {
         wars.put(compare != null ? "after" : "this build",
                 warWith(Path.of(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war")), "cyclium-bench.war"));
         Map<String, List<Double>> figures = new LinkedHashMap<>();
+        System.out.println("[bench] firing threads " + FIRE_THREADS + "; warm-up " + WARMUP + " episodes per node and "
+                + WARMUP + " executions of db-scheduler, " + HTTP_WARMUP + " POSTs before the HTTP phases");
         try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench").toAbsolutePath())) {
             System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on, pg_stat_statements)");
+            DbSchedulerReference dbScheduler = DbSchedulerReference.on(pg);
+            warmUp(dbScheduler);
             for (int round = 1; round <= ROUNDS; round++) {
                 // odd rounds run the builds in the order given, even rounds the other way round: the
                 // second build of a round meets the first one's leftovers on the shared PostgreSQL
@@ -95,18 +102,68 @@ public final class ThroughputBench {
                 }
                 for (Map.Entry<String, Path> war : order) {
                     String label = wars.size() > 1 ? war.getKey() + ": " : "";
+                    // the reference runs right before each build's phases: minutes apart, the machine is another one
+                    System.out.println("[bench] round " + round + " of " + ROUNDS + ", the reference: db-scheduler 16.12.0");
+                    SameRound reference = referencePhases(pg, dbScheduler, round + war.getKey().replace(' ', '-'), figures);
                     System.out.println("[bench] round " + round + " of " + ROUNDS + (label.isEmpty() ? "" : ", " + war.getKey()));
                     nodeEnv = "before".equals(war.getKey())
                             ? System.getProperty("bench.compare-node-env", System.getProperty("bench.node-env", ""))
                             : System.getProperty("bench.node-env", "");
-                    oneNode(pg, war.getValue(), round, label, figures);
+                    oneNode(pg, war.getValue(), round, label, figures, reference);
                     if (Boolean.parseBoolean(System.getProperty("bench.two-nodes", "true"))) {
                         twoNodes(pg, war.getValue(), round, label, figures);
                     }
                 }
             }
+            dbScheduler.close();
         }
         BenchClients.printSummary(ROUNDS + " round(s), " + EVENTS + " events each", figures);
+    }
+
+    private static void warmUp(DbSchedulerReference dbScheduler) throws Exception {
+        try (DbSchedulerReference.Running running = dbScheduler.start()) {
+            running.schedule(WARMUP, 20, "warm");
+            running.awaitExecuted(WARMUP);
+        }
+    }
+
+    /** The reference's phases of a round: {@code bench.events} executions scheduled from each number of firing threads. */
+    private static SameRound referencePhases(OwnPostgres pg, DbSchedulerReference dbScheduler, String round,
+            Map<String, List<Double>> figures) throws Exception {
+        SameRound reference = new SameRound();
+        for (int threads : FIRE_THREADS) {
+            try (DbSchedulerReference.Running running = dbScheduler.start()) {
+                Measure m = Measure.reference(pg);
+                running.schedule(EVENTS, threads, "r" + round + "-" + threads);
+                running.awaitExecuted(EVENTS);
+                reference.put(threads, m.end(EVENTS, "db-scheduler, lock-and-fetch " + DbSchedulerReference.EXECUTOR_THREADS
+                        + " threads, scheduled from " + threads + " threads", figures));
+            }
+        }
+        return reference;
+    }
+
+    /**
+     * The reference's figures of the current round by firing threads, and the ratios of a Cyclium
+     * phase to them: the machine swings more between rounds than a build moves the figures, so the
+     * ratio within a round is the figure to read.
+     */
+    static final class SameRound {
+        private final Map<Integer, Result> byThreads = new java.util.HashMap<>();
+
+        void put(int threads, Result result) {
+            byThreads.put(threads, result);
+        }
+
+        void compare(int threads, String scenario, Result cyclium, Map<String, List<Double>> figures) {
+            Result ref = byThreads.get(threads);
+            double rateRatio = cyclium.rate() / ref.rate();
+            double cpuRatio = cyclium.cpuMicros() / ref.cpuMicros();
+            System.out.printf(Locale.ROOT, "[bench]   %-36s %.2f × db-scheduler's rate, %.2f × its CPU per unit (same round)%n",
+                    scenario, rateRatio, cpuRatio);
+            figures.computeIfAbsent(scenario + ": rate ÷ db-scheduler's (same round)", k -> new ArrayList<>()).add(rateRatio);
+            figures.computeIfAbsent(scenario + ": CPU/unit ÷ db-scheduler's (same round)", k -> new ArrayList<>()).add(cpuRatio);
+        }
     }
 
     /** A product Micro WAR plus the benchmark's actor, written beside the harness's WARs. */
@@ -149,7 +206,8 @@ public final class ThroughputBench {
         return b.start();
     }
 
-    private static void oneNode(OwnPostgres pg, Path war, int round, String label, Map<String, List<Double>> figures) throws Exception {
+    private static void oneNode(OwnPostgres pg, Path war, int round, String label, Map<String, List<Double>> figures,
+            SameRound reference) throws Exception {
         try (ClusterHarness cluster = cluster(pg, war, "bench-a")) {
             ClusterNode a = cluster.node("bench-a");
             HarnessDatabase db = cluster.database();
@@ -157,18 +215,25 @@ public final class ThroughputBench {
             awaitDone(pg, db, WARMUP);
             heartbeat(pg, db, label, figures);
 
-            Measure m = Measure.begin(pg, db, List.of(a));
-            fire(a, EVENTS, "cdi" + round);
-            awaitDone(pg, db, WARMUP + EVENTS);
-            m.end(EVENTS, label + "one node, CDI", figures);
+            long total = WARMUP;
+            for (int threads : FIRE_THREADS) {
+                Measure m = Measure.begin(pg, db, List.of(a));
+                fire(a, EVENTS, "cdi" + threads + "-" + round, threads);
+                total += EVENTS;
+                awaitDone(pg, db, total);
+                String scenario = label + "one node, CDI from " + threads + " threads";
+                Result r = m.end(EVENTS, scenario, figures);
+                reference.compare(threads, scenario, r, figures);
+            }
 
             postEvents(a, HTTP_WARMUP, "http-warm" + round, 8);
-            awaitDone(pg, db, WARMUP + EVENTS + HTTP_WARMUP);
-            m = Measure.begin(pg, db, List.of(a));
+            total += HTTP_WARMUP;
+            awaitDone(pg, db, total);
+            Measure m = Measure.begin(pg, db, List.of(a));
             postEvents(a, HTTP_EVENTS, "http" + round, 8);
-            awaitDone(pg, db, WARMUP + EVENTS + HTTP_WARMUP + HTTP_EVENTS);
+            total += HTTP_EVENTS;
+            awaitDone(pg, db, total);
             m.end(HTTP_EVENTS, label + "one node, POST /events (8 clients)", figures);
-            long total = WARMUP + EVENTS + HTTP_WARMUP + HTTP_EVENTS;
             if (HTTP_BATCH > 0 && takesBatches(a)) {
                 int batches = Math.max(1, HTTP_EVENTS / HTTP_BATCH);
                 int warmBatches = Math.max(1, HTTP_WARMUP / HTTP_BATCH);
@@ -213,7 +278,11 @@ public final class ThroughputBench {
     // ---- driving -------------------------------------------------------------------------------
 
     private static Void fire(ClusterNode node, int count, String prefix) {
-        HttpReplyText r = send(node, "POST", "/bench/fire?count=" + count + "&threads=20&prefix=" + prefix, "");
+        return fire(node, count, prefix, 20);
+    }
+
+    private static Void fire(ClusterNode node, int count, String prefix, int threads) {
+        HttpReplyText r = send(node, "POST", "/bench/fire?count=" + count + "&threads=" + threads + "&prefix=" + prefix, "");
         if (r.status != 200 || !r.body.contains("\"failed\":0")) {
             throw new IllegalStateException(node.name() + ": bench/fire answered " + r.status + " " + r.body);
         }
@@ -317,7 +386,7 @@ public final class ThroughputBench {
      * number of renewals, one per tick, in 40 s.
      */
     private static void heartbeat(OwnPostgres pg, HarnessDatabase db, String label, Map<String, List<Double>> figures) throws Exception {
-        resetStatements(pg, db);
+        resetStatements(pg);
         Thread.sleep(40_000); // lease 30 s: a tick every 10 s
         try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT"
@@ -343,8 +412,8 @@ public final class ThroughputBench {
 
     // ---- measuring -------------------------------------------------------------------------------
 
-    private record Stats(long statements, long transactions) {
-        static Stats read(OwnPostgres pg, HarnessDatabase db) throws SQLException {
+    record Stats(long statements, long transactions) {
+        static Stats read(OwnPostgres pg, String db) throws SQLException {
             // the view lives where the extension was created: the server's postgres database
             try (Connection c = pg.probe("postgres"); Statement st = c.createStatement();
                     ResultSet rs = st.executeQuery("SELECT"
@@ -359,14 +428,14 @@ public final class ThroughputBench {
     }
 
     /** FROM and WHERE of pg_stat_statements for the nodes' role in the node database (the probes use another role). */
-    private static String nodeStatements(HarnessDatabase db) {
+    static String nodeStatements(String db) {
         return " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid JOIN pg_database d ON d.oid = s.dbid"
-                + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db.name() + "'";
+                + " WHERE s.toplevel AND r.rolname = 'postgres' AND d.datname = '" + db + "'";
     }
 
     /** Autovacuum and autoanalyze runs so far on the tables of the node database. */
-    private static long autovacuums(OwnPostgres pg, HarnessDatabase db) throws SQLException {
-        try (Connection c = pg.probe(db.name()); Statement st = c.createStatement();
+    private static long autovacuums(OwnPostgres pg, String db) throws SQLException {
+        try (Connection c = pg.probe(db); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT COALESCE(SUM(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables")) {
             rs.next();
             return rs.getLong(1);
@@ -374,7 +443,7 @@ public final class ThroughputBench {
     }
 
     /** The phase's {@code limit} statements of most execution time (calls, mean, plans), with -Dbench.top-statements=N. */
-    private static void topStatements(OwnPostgres pg, HarnessDatabase db, int limit) throws SQLException {
+    static void topStatements(OwnPostgres pg, String db, int limit) throws SQLException {
         if (limit <= 0) {
             return;
         }
@@ -391,7 +460,7 @@ public final class ThroughputBench {
         }
     }
 
-    private static void resetStatements(OwnPostgres pg, HarnessDatabase db) throws SQLException {
+    static void resetStatements(OwnPostgres pg) throws SQLException {
         // the probes run as another role, so they are never counted
         try (Connection c = pg.probe("postgres"); Statement st = c.createStatement()) {
             st.execute("SELECT pg_stat_statements_reset()");
@@ -400,8 +469,10 @@ public final class ThroughputBench {
 
     private static final class Measure {
         private final OwnPostgres pg;
-        private final HarnessDatabase db;
-        private final List<ClusterNode> nodes;
+        private final String db;
+        private final List<Long> nodes;
+        /** What one unit is called in the printed lines: episodes, or the reference's executions. */
+        private final String unit;
         private final long jvmTicks;
         private final long jitTicks;
         private final long gcTicks;
@@ -410,12 +481,13 @@ public final class ThroughputBench {
         private final long autovacuums;
         private final long started;
 
-        private Measure(OwnPostgres pg, HarnessDatabase db, List<ClusterNode> nodes) throws SQLException {
+        private Measure(OwnPostgres pg, String db, List<Long> nodes, String unit) throws SQLException {
+            this.unit = unit;
             this.pg = pg;
             this.db = db;
             this.nodes = nodes;
-            resetStatements(pg, db);
-            this.jvmTicks = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum();
+            resetStatements(pg);
+            this.jvmTicks = nodes.stream().mapToLong(n -> cpuTicks(n, false)).sum();
             this.jitTicks = threadTicks(nodes, JIT_THREADS);
             this.gcTicks = threadTicks(nodes, GC_THREADS);
             this.pgTicks = postgresTicks(pg);
@@ -425,12 +497,18 @@ public final class ThroughputBench {
         }
 
         static Measure begin(OwnPostgres pg, HarnessDatabase db, List<ClusterNode> nodes) throws SQLException {
-            return new Measure(pg, db, nodes);
+            return new Measure(pg, db.name(), nodes.stream().map(ClusterNode::pid).toList(), "episode");
         }
 
-        void end(int episodes, String scenario, Map<String, List<Double>> figures) throws SQLException {
+        /** A phase of the db-scheduler reference: this JVM, its database. */
+        static Measure reference(OwnPostgres pg) throws SQLException {
+            return new Measure(pg, DbSchedulerReference.DATABASE, List.of(ProcessHandle.current().pid()), "execution");
+        }
+
+        /** The phase's figures printed and added to {@code figures}; returns its rate and CPU per unit. */
+        Result end(int episodes, String scenario, Map<String, List<Double>> figures) throws SQLException {
             double seconds = (System.nanoTime() - started) / 1e9;
-            long jvm = nodes.stream().mapToLong(n -> cpuTicks(n.pid(), false)).sum() - jvmTicks;
+            long jvm = nodes.stream().mapToLong(n -> cpuTicks(n, false)).sum() - jvmTicks;
             Map<Long, Long> pgNow = postgresTicks(pg);
             Map<String, Long> pgKinds = postgresKinds(pgTicks, pgNow);
             long pgCpu = pgKinds.values().stream().mapToLong(Long::longValue).sum();
@@ -443,8 +521,8 @@ public final class ThroughputBench {
             double gcUs = (threadTicks(nodes, GC_THREADS) - gcTicks) * 1e6 / CLOCK_TICKS / episodes;
             double stmts = s.statements / (double) episodes;
             double txs = s.transactions / (double) episodes;
-            System.out.printf(Locale.ROOT, "[bench]   %-36s %,8.0f episodes/s  CPU %,6.0f µs JVM + %,5.0f µs PostgreSQL per episode,"
-                    + " %.2f statements and %.2f transactions per episode%n", scenario, rate, jvmUs, pgUs, stmts, txs);
+            System.out.printf(Locale.ROOT, "[bench]   %-36s %,8.0f %ss/s  CPU %,6.0f µs JVM + %,5.0f µs PostgreSQL per %s,"
+                    + " %.2f statements and %.2f transactions (BEGINs) per %s%n", scenario, rate, unit, jvmUs, pgUs, unit, stmts, txs, unit);
             // PostgreSQL's CPU includes autovacuum of what earlier phases left: say when it ran in this one
             System.out.printf(Locale.ROOT, "[bench]   %-36s PostgreSQL: %d autovacuum/autoanalyze runs on the node database during it%n",
                     "", autovacuums(pg, db) - autovacuums);
@@ -455,7 +533,7 @@ public final class ThroughputBench {
                     .forEach(e -> kinds.append(kinds.length() == 0 ? "" : ", ")
                             .append(String.format(Locale.ROOT, "%,.0f µs %s", e.getValue() * 1e6 / CLOCK_TICKS / episodes, e.getKey())));
             System.out.printf(Locale.ROOT, "[bench]   %-36s of PostgreSQL's: %s%n", "", kinds);
-            System.out.printf(Locale.ROOT, "[bench]   %-36s WAL per episode: %,.0f bytes in %.1f records, %.2f full-page images%n", "",
+            System.out.printf(Locale.ROOT, "[bench]   %-36s WAL per " + unit + ": %,.0f bytes in %.1f records, %.2f full-page images%n", "",
                     (walNow[0] - wal[0]) / (double) episodes, (walNow[1] - wal[1]) / (double) episodes,
                     (walNow[2] - wal[2]) / (double) episodes);
             figures.computeIfAbsent(scenario + ": WAL bytes/episode", k -> new ArrayList<>())
@@ -470,7 +548,12 @@ public final class ThroughputBench {
                     .add(jvmUs - jitUs - gcUs);
             figures.computeIfAbsent(scenario + ": statements/episode", k -> new ArrayList<>()).add(stmts);
             figures.computeIfAbsent(scenario + ": transactions/episode", k -> new ArrayList<>()).add(txs);
+            return new Result(rate, jvmUs + pgUs);
         }
+    }
+
+    /** What a phase gives a same-round ratio: units per second and CPU µs per unit (JVM + PostgreSQL). */
+    record Result(double rate, double cpuMicros) {
     }
 
     /** utime + stime (+ the reaped children's, for the postmaster whose backends come and go), in clock ticks. */
@@ -486,8 +569,8 @@ public final class ThroughputBench {
     private static final java.util.regex.Pattern JIT_THREADS = java.util.regex.Pattern.compile("C[12] CompilerThre.*");
     private static final java.util.regex.Pattern GC_THREADS = java.util.regex.Pattern.compile("G1 .*|GC Thread.*|VM Thread");
 
-    private static long threadTicks(List<ClusterNode> nodes, java.util.regex.Pattern names) {
-        return nodes.stream().mapToLong(n -> threadTicks(n.pid(), names)).sum();
+    private static long threadTicks(List<Long> pids, java.util.regex.Pattern names) {
+        return pids.stream().mapToLong(n -> threadTicks(n, names)).sum();
     }
 
     /** utime + stime of the process's threads whose name ({@code /proc/<pid>/task/<tid>/comm}) matches. */

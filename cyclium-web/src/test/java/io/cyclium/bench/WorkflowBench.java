@@ -83,14 +83,23 @@ public final class WorkflowBench {
             startConcurrently(node, "warm" + round, WARMUP, CLIENTS);
             awaitCompleted(pg, db, "warm" + round, WARMUP);
 
+            ThroughputBench.resetStatements(pg);
             long t0 = System.nanoTime();
             startConcurrently(node, "load" + round, INSTANCES, CLIENTS);
             awaitCompleted(pg, db, "load" + round, INSTANCES);
             double seconds = (System.nanoTime() - t0) / 1e9;
+            ThroughputBench.Stats load = ThroughputBench.Stats.read(pg, db.name());
             double rate = INSTANCES / seconds;
             System.out.printf(Locale.ROOT, "[bench]   %,d instances of the 6-step DAG from %d clients: %.1f s, %.1f instances/s"
                     + " (%.0f step episodes/s)%n", INSTANCES, CLIENTS, seconds, rate, rate * 6);
             figures.computeIfAbsent("instances/s (6-step DAG, one node)", k -> new ArrayList<>()).add(rate);
+            // every statement of the node in the phase (starts, steps, advancement, timers) over its step episodes
+            double steps = 6.0 * INSTANCES;
+            System.out.printf(Locale.ROOT, "[bench]   %.2f statements and %.2f transactions per step (the node's, all work"
+                    + " of the phase)%n", load.statements() / steps, load.transactions() / steps);
+            figures.computeIfAbsent("statements per step", k -> new ArrayList<>()).add(load.statements() / steps);
+            figures.computeIfAbsent("transactions per step", k -> new ArrayList<>()).add(load.transactions() / steps);
+            ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
             checkOneEpisodePerStep(pg, db, "load" + round, INSTANCES);
 
             List<Double> latencies = latencyPhase(pg, db, node, "lat" + round);
@@ -102,6 +111,7 @@ public final class WorkflowBench {
             figures.computeIfAbsent("advancement latency p50 (ms)", k -> new ArrayList<>()).add(p50);
             figures.computeIfAbsent("advancement latency p99 (ms)", k -> new ArrayList<>()).add(p99);
             checkOneEpisodePerStep(pg, db, "lat" + round, LATENCY_INSTANCES);
+            idle(pg, db, figures);
         }
     }
 
@@ -149,6 +159,30 @@ public final class WorkflowBench {
     }
 
     // ---- measuring -------------------------------------------------------------------------------
+
+    private static final Duration IDLE = Duration.ofSeconds(Integer.getInteger("bench.idle-seconds", 60));
+
+    /**
+     * What the node sends the database when nothing happens: every statement of the node's role
+     * over {@link #IDLE} (heartbeat, sweep, timers), per second, and the busiest of them.
+     */
+    private static void idle(OwnPostgres pg, HarnessDatabase db, Map<String, List<Double>> figures) throws Exception {
+        Thread.sleep(5_000); // the last instance's after-commit work
+        ThroughputBench.resetStatements(pg);
+        Thread.sleep(IDLE.toMillis());
+        ThroughputBench.Stats s = ThroughputBench.Stats.read(pg, db.name());
+        double perSecond = s.statements() / (double) IDLE.toSeconds();
+        System.out.printf(Locale.ROOT, "[bench]   idle node: %.2f statements/s, %.2f transactions/s over %d s; by calls:%n",
+                perSecond, s.transactions() / (double) IDLE.toSeconds(), IDLE.toSeconds());
+        try (Connection c = pg.probe("postgres"); java.sql.Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT calls, regexp_replace(left(query, 100), '\\s+', ' ', 'g')"
+                        + ThroughputBench.nodeStatements(db.name()) + " ORDER BY calls DESC LIMIT 8")) {
+            while (rs.next()) {
+                System.out.printf(Locale.ROOT, "[bench]       %,6d calls: %s%n", rs.getLong(1), rs.getString(2));
+            }
+        }
+        figures.computeIfAbsent("idle statements/s", k -> new ArrayList<>()).add(perSecond);
+    }
 
     /** Successor's episode started_at minus the latest predecessor episode's finished_at, per edge, sorted, in ms. */
     private static List<Double> latencies(OwnPostgres pg, HarnessDatabase db, String prefix) throws SQLException {

@@ -45,6 +45,8 @@ class ChaosIT {
     /** Lease 6 s + stale after 8 s + sweep every 1 s + drain 3 s, and room for the backlog the faults left. */
     static final Duration SETTLE = Duration.ofSeconds(LONG ? 600 : 180);
     static final String PAYLOAD = "{\"steps\":4,\"stepMs\":400,\"output\":\"" + ChaosLedger.TYPE + "\"}";
+    /** A chaos_flow instance per event: its subject is the event's id. */
+    static final String FLOW_PAYLOAD = "{\"subject\":\"$ID\",\"steps\":2,\"stepMs\":300,\"output\":\"" + ChaosLedger.TYPE + "\"}";
 
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     abstract static class Chaos {
@@ -212,6 +214,58 @@ class ChaosIT {
             assertThat(allTerminal).as("all terminal within %s of the last fault", SETTLE).isNotNull();
         }
 
+        /**
+         * Every accepted {@code chaos.flow} event has exactly one instance of {@code chaos_flow} (its
+         * subject is the event id), completed within {@link #SETTLE} of the last fault; each step of it
+         * completed by exactly one done episode, and no step had more episodes than its attempts allow.
+         */
+        void assertEveryWorkflowCompletedOnce(String variant, EventLoad flows, Instant lastFault) {
+            Set<String> subjects = flows.accepted().keySet();
+            Instant deadline = lastFault.plus(SETTLE);
+            Map<String, List<Map<String, Object>>> read;
+            while (true) {
+                read = cluster.database().query("SELECT id, subject_value, status FROM cyclium_workflow_instances"
+                        + " WHERE workflow_id = 'chaos_flow'").stream().filter(r -> subjects.contains((String) r.get("subject_value")))
+                        .collect(Collectors.groupingBy(r -> (String) r.get("subject_value")));
+                boolean settled = read.size() == subjects.size() && read.values().stream().flatMap(List::stream)
+                        .allMatch(r -> Set.of("completed", "failed", "canceled").contains(r.get("status")));
+                if (settled || Instant.now().isAfter(deadline)) {
+                    break;
+                }
+                sleep(1000);
+            }
+            Map<String, List<Map<String, Object>>> bySubject = read;
+            Set<String> instances = bySubject.values().stream().flatMap(List::stream).map(r -> (String) r.get("id"))
+                    .collect(Collectors.toSet());
+            List<String> lost = subjects.stream().filter(sub -> !bySubject.containsKey(sub)).sorted().toList();
+            List<String> twice = bySubject.entrySet().stream().filter(e -> e.getValue().size() > 1).map(Map.Entry::getKey).toList();
+            List<Map<String, Object>> notCompleted = bySubject.values().stream().flatMap(List::stream)
+                    .filter(r -> !"completed".equals(r.get("status"))).toList();
+            // per instance and step: its episodes, and how many of them are done
+            Map<String, List<Map<String, Object>>> stepEpisodes = cluster.database().query("SELECT workflow_instance_id, workflow_step_id,"
+                    + " status FROM cyclium_episodes WHERE workflow_instance_id IS NOT NULL").stream()
+                    .filter(r -> instances.contains((String) r.get("workflow_instance_id")))
+                    .collect(Collectors.groupingBy(r -> r.get("workflow_instance_id") + "/" + r.get("workflow_step_id")));
+            List<String> doneTwice = stepEpisodes.entrySet().stream()
+                    .filter(e -> e.getValue().stream().filter(r -> "done".equals(r.get("status"))).count() > 1).map(Map.Entry::getKey).toList();
+            List<String> tooMany = stepEpisodes.entrySet().stream().filter(e -> e.getValue().size() > 3).map(Map.Entry::getKey).toList();
+            long flakyRetries = stepEpisodes.entrySet().stream().filter(e -> e.getKey().endsWith("/flaky"))
+                    .mapToLong(e -> e.getValue().size() - 1).sum();
+            String figures = String.format(Locale.ROOT, "[figures] chaos %s %s (workflow chaos_flow): %d events sent, %d accepted,"
+                            + " %d given up; %d instances, %d not completed, %d lost, %d started twice; %d step episodes,"
+                            + " %d steps done twice, %d steps over their attempts, %d retries of the flaky step",
+                    vendor(), variant, flows.sent(), subjects.size(), flows.givenUp().size(), instances.size(), notCompleted.size(),
+                    lost.size(), twice.size(), stepEpisodes.values().stream().mapToInt(List::size).sum(), doneTwice.size(),
+                    tooMany.size(), flakyRetries);
+            System.out.println(figures);
+            assertThat(subjects).as("accepted workflow events").isNotEmpty();
+            assertThat(lost).as("accepted events without an instance. " + figures).isEmpty();
+            assertThat(twice).as("events with two instances").isEmpty();
+            assertThat(notCompleted).as("instances not completed %s after the last fault. %s", SETTLE, figures).isEmpty();
+            assertThat(doneTwice).as("steps completed by two episodes").isEmpty();
+            assertThat(tooMany).as("steps with more episodes than attempts").isEmpty();
+        }
+
         EventLoad defaultsLoad(String variant, double rate, int atLeast) {
             return EventLoad.start(cluster.nodes(), variant + "-" + UUID.randomUUID().toString().substring(0, 6), "chaos.default",
                     PAYLOAD, rate, atLeast);
@@ -258,10 +312,14 @@ class ChaosIT {
         @Test
         void nodes_killed_with_kill_9_and_stopped_with_sigterm_and_restarted_lose_and_double_nothing_and_fail_nothing_that_never_ran() {
             int cycles = LONG ? 10 : 2;
-            EventLoad load = load("kill", LONG ? 2_500 : 120);
+            // every fifth POST a list of five events
+            EventLoad load = load("kill", LONG ? 2_500 : 120).withLists();
             // beside it, faster than the default slots drain it, work for an actor on the defaults
             // waits in every node's queue when they die
             EventLoad defaults = defaultsLoad("defaults-kill", LONG ? 6 : 5, LONG ? 1_500 : 100);
+            // and workflows: a chain with a flaky step that is retried, its other steps on the defaults
+            EventLoad flows = EventLoad.start(cluster.nodes(), "flow-" + UUID.randomUUID().toString().substring(0, 6),
+                    "chaos.flow", FLOW_PAYLOAD, 1, LONG ? 300 : 30);
             try {
                 sleep(5_000);
                 Instant lastFault = Instant.now();
@@ -274,11 +332,14 @@ class ChaosIT {
                 }
                 load.finish();
                 defaults.finish();
+                flows.finish();
                 assertNothingLostOrDoubled("kill -9 / SIGTERM cycling (" + cycles + " faults)", load, lastFault);
                 assertNothingLostStrandedOrFailedUnrun("kill -9 / SIGTERM cycling (" + cycles + " faults)", defaults, lastFault);
+                assertEveryWorkflowCompletedOnce("kill -9 / SIGTERM cycling (" + cycles + " faults)", flows, lastFault);
             } finally {
                 load.close();
                 defaults.close();
+                flows.close();
             }
         }
     }
@@ -298,11 +359,12 @@ class ChaosIT {
 
         @Test
         void the_database_stopped_for_30_seconds_loses_doubles_and_strands_nothing() {
-            EventLoad load = load("dbstop", LONG ? 1_000 : 120);
+            // long: the run, 5,000 events with the outage in the middle of the load
+            EventLoad load = load("dbstop", LONG ? 5_000 : 120);
             // and queued work of an actor on the defaults: 0 stranded, nothing that never ran failed
             EventLoad defaults = defaultsLoad("defaults-dbstop", LONG ? 6 : 5, LONG ? 1_000 : 100);
             try {
-                sleep(8_000);
+                sleep(LONG ? 480_000 : 8_000);
                 server.stop();
                 sleep(30_000);
                 server.launch();

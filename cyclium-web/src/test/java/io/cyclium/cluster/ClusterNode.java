@@ -96,9 +96,14 @@ public final class ClusterNode {
 
     /** {@code POST /cyclium/api<path>} with a JSON body. */
     public HttpReply post(String path, String json) {
-        return send(request(path).timeout(REQUEST_TIMEOUT)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build());
+        return post(path, json, Map.of());
+    }
+
+    /** {@code POST /cyclium/api<path>} with a JSON body and more headers (a {@code traceparent}). */
+    public HttpReply post(String path, String json, Map<String, String> headers) {
+        HttpRequest.Builder r = request(path).timeout(REQUEST_TIMEOUT).header("Content-Type", "application/json");
+        headers.forEach(r::header);
+        return send(r.POST(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
     /** {@code PUT /cyclium/api<path>} with a JSON body. */

@@ -17,11 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * A client sending {@code chaos.work} events to the nodes of a cluster at a steady rate while
  * faults happen, the way a careful publisher would: an event goes to a random node; on a refusal
  * (any non-2xx answer) or a connection error it goes to the next node after a short pause, until
- * one answers 2xx or {@link #GIVE_UP} has passed. Only a 2xx counts as accepted.
+ * one answers 2xx or {@link #GIVE_UP} has passed. Only a 2xx counts as accepted. {@code $ID} in the
+ * payload becomes the event's id. With lists ({@link #withLists}), every fifth POST is a JSON array
+ * of {@link #LIST_SIZE} events ({@code <id>-0} …), accepted or refused together.
  */
 final class EventLoad implements AutoCloseable {
 
     static final Duration GIVE_UP = Duration.ofMinutes(5);
+    static final int LIST_SIZE = 5;
 
     /** An accepted event: when it was first sent and when a node took it. */
     record Accepted(String eventId, Instant firstSent, Instant acceptedAt, int tries, String node) {
@@ -44,6 +47,7 @@ final class EventLoad implements AutoCloseable {
     private final Map<String, Accepted> accepted = new ConcurrentHashMap<>();
     private final Map<String, String> givenUp = new ConcurrentHashMap<>();
     private volatile int atLeast;
+    private volatile boolean lists;
 
     private EventLoad(List<ClusterNode> nodes, String prefix, String type, String payload, double perSecond, int atLeast,
             int threads) {
@@ -78,6 +82,12 @@ final class EventLoad implements AutoCloseable {
         return load;
     }
 
+    /** From now on every fifth POST is a list of {@link #LIST_SIZE} events. */
+    EventLoad withLists() {
+        lists = true;
+        return this;
+    }
+
     private void pace() {
         long begin = System.nanoTime();
         for (int i = 0; ; i++) {
@@ -95,11 +105,19 @@ final class EventLoad implements AutoCloseable {
             }
             String id = prefix + "-" + i;
             sent.incrementAndGet();
-            senders.execute(() -> send(id));
+            List<String> ids = lists && i % 5 == 0
+                    ? java.util.stream.IntStream.range(0, LIST_SIZE).mapToObj(k -> id + "-" + k).toList() : List.of(id);
+            senders.execute(() -> send(ids));
         }
     }
 
-    private void send(String id) {
+    private String event(String id) {
+        return "{\"type\":\"" + type + "\",\"id\":\"" + id + "\",\"payload\":" + payload.replace("$ID", id) + "}";
+    }
+
+    private void send(List<String> ids) {
+        String body = ids.size() == 1 ? event(ids.get(0))
+                : ids.stream().map(this::event).collect(java.util.stream.Collectors.joining(",", "[", "]"));
         Instant first = Instant.now();
         Instant deadline = first.plus(GIVE_UP);
         int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(nodes.size());
@@ -107,9 +125,11 @@ final class EventLoad implements AutoCloseable {
         for (int tries = 1; Instant.now().isBefore(deadline); tries++) {
             ClusterNode node = nodes.get((start + tries - 1) % nodes.size());
             try {
-                HttpReply r = node.post("/events", "{\"type\":\"" + type + "\",\"id\":\"" + id + "\",\"payload\":" + payload + "}");
+                HttpReply r = node.post("/events", body);
                 if (r.status() / 100 == 2) {
-                    accepted.put(id, new Accepted(id, first, Instant.now(), tries, node.name()));
+                    for (String id : ids) {
+                        accepted.put(id, new Accepted(id, first, Instant.now(), tries, node.name()));
+                    }
                     return;
                 }
                 refusals.incrementAndGet();
@@ -128,7 +148,9 @@ final class EventLoad implements AutoCloseable {
                 break;
             }
         }
-        givenUp.put(id, last);
+        for (String id : ids) {
+            givenUp.put(id, last);
+        }
     }
 
     /** Stops sending once at least {@code atLeast} events went out; waits for every send to end. */
