@@ -11,6 +11,10 @@
 #                        is created as a copy of it, for a second instance on one machine)
 #   CYCLIUM_PROPERTIES   optional file of cyclium.* key=value lines, stored as system
 #                        properties in standalone.xml (no secrets)
+#   CYCLIUM_METRICS_PASSWORD_FILE  optional: a file holding AS_ADMIN_USERPASSWORD=<password> (the
+#                        same file as for Payara); /metrics then answers only the management user
+#                        "metrics" (HTTP Digest). Without it /metrics stays open on the management
+#                        interface (docs/security-hardening.md).
 # The database coordinates are NOT written here: the datasource reads them when the server
 # starts, from the environment (${env.X} expressions), so secrets stay out of standalone.xml:
 #   h2:                  CYCLIUM_H2_SERVER (host:port of an H2 TCP server, see docs/deploying/README.md), CYCLIUM_H2_FILE
@@ -82,6 +86,21 @@ if [ -n "${CYCLIUM_PROPERTIES:-}" ]; then
   done < "$CYCLIUM_PROPERTIES"
 fi
 
+# /metrics names every actor, expectation, workflow and event type. With a password file it is
+# for the management user "metrics" only: its line in mgmt-users.properties is the realm's digest
+# hash (MD5 of user:ManagementRealm:password, what add-user.sh writes), computed here so that the
+# password never appears on a command line.
+metrics_secured=false
+if [ -n "${CYCLIUM_METRICS_PASSWORD_FILE:-}" ]; then
+  [ -f "$CYCLIUM_METRICS_PASSWORD_FILE" ] || fail "CYCLIUM_METRICS_PASSWORD_FILE=$CYCLIUM_METRICS_PASSWORD_FILE is not a file"
+  metrics_password=$(sed -n 's/^AS_ADMIN_USERPASSWORD=//p' "$CYCLIUM_METRICS_PASSWORD_FILE" | head -1)
+  [ -n "$metrics_password" ] || fail "CYCLIUM_METRICS_PASSWORD_FILE holds no AS_ADMIN_USERPASSWORD=<password> line"
+  users="$base/configuration/mgmt-users.properties"
+  hash=$(printf '%s' "metrics:ManagementRealm:$metrics_password" | md5sum | cut -d' ' -f1)
+  sed -i '/^metrics=/d' "$users"
+  echo "metrics=$hash" >> "$users"
+  metrics_secured=true
+fi
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat > "$script" <<CLI
@@ -117,8 +136,9 @@ $properties
 stop-embedded-server
 # a second embedded start: /metrics is free only once the removal above has been applied
 embed-server --server-config=standalone.xml --std-out=discard
-# open like Payara's /metrics; the management interface listens on CYCLIUM_BIND_ADDRESS only
-/subsystem=micrometer/registry=prometheus:add(context=/metrics,security-enabled=false)
+# the management interface listens on CYCLIUM_BIND_ADDRESS only; with a metrics password /metrics
+# asks for a management user (the management realm's HTTP Digest), otherwise it is open
+/subsystem=micrometer/registry=prometheus:add(context=/metrics,security-enabled=$metrics_secured)
 stop-embedded-server
 CLI
 JAVA_OPTS="${JAVA_OPTS:-} -Djboss.server.base.dir=$base" "$cli" --file="$script"

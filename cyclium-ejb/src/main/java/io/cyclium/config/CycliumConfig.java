@@ -34,6 +34,9 @@ import java.util.Optional;
  * @param groupCommitWriters     threads committing those shared transactions
  * @param adminPassword          console admin password, if configured (never logged)
  * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
+ * @param identity               where the console and the API take users and roles from
+ * @param failedLoginsBeforeDelay failed logins of one user from one address before the next attempt
+ *                               must wait (1 s, doubling per further failure, at most 5 min)
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
  *                               which runs on the database clock) to prove drift changes nothing
  * @param retention              windows, time of day and chunk size of the retention job
@@ -65,6 +68,8 @@ public record CycliumConfig(
         int groupCommitWriters,
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
+        IdentitySource identity,
+        int failedLoginsBeforeDelay,
         Duration clockSkew,
         RetentionSettings retention,
         boolean tracing) {

@@ -45,6 +45,8 @@ public final class CycliumConfigReader {
     public static final String GROUP_COMMIT_MAX = "cyclium.episode.group-commit-max";
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
+    public static final String SECURITY_IDENTITY = "cyclium.security.identity";
+    public static final String FAILED_LOGINS_BEFORE_DELAY = "cyclium.security.failed-logins-before-delay";
     public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
     /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
     public static final String ADMIN_PASSWORD_ENV = "CYCLIUM_ADMIN_PASSWORD";
@@ -56,6 +58,7 @@ public final class CycliumConfigReader {
     public static final String RETENTION_PURGE_AFTER = "cyclium.retention.purge-after";
     public static final String RETENTION_CLAIMS_AFTER = "cyclium.retention.claims-after";
     public static final String RETENTION_REQUESTS_AFTER = "cyclium.retention.requests-after";
+    public static final String RETENTION_AUDIT_AFTER = "cyclium.retention.audit-after";
     public static final String RETENTION_CHUNK_SIZE = "cyclium.retention.chunk-size";
     public static final String RETENTION_CATCH_UP = "cyclium.retention.catch-up";
     /** The older spelling of {@link #RETENTION_CATCH_UP} in whole minutes; still read when that one is unset. */
@@ -131,13 +134,15 @@ public final class CycliumConfigReader {
         Optional<String> password = password(ADMIN_PASSWORD, ADMIN_PASSWORD_ENV);
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
         RetentionSettings retention = retention();
+        IdentitySource identitySource = identitySource();
+        int failedLogins = (int) number(FAILED_LOGINS_BEFORE_DELAY, 3, 1, 1_000, "failed logins");
 
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, Duration.ofMillis(skew), retention, tracing);
+                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, failedLogins, Duration.ofMillis(skew), retention, tracing);
     }
 
     private RetentionSettings retention() {
@@ -170,7 +175,24 @@ public final class CycliumConfigReader {
         Duration requests = duration(RETENTION_REQUESTS_AFTER, d.requestsAfter(), Duration.ofHours(1), Duration.ofDays(3650)).orElse(d.requestsAfter());
         int chunk = (int) number(RETENTION_CHUNK_SIZE, d.chunkSize(), 10, 10_000, "rows");
         Duration catchUp = catchUp(d.catchUp());
-        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp);
+        // an audit trail shorter than a day would be gone before anyone looked at it
+        Duration audit = duration(RETENTION_AUDIT_AFTER, d.auditAfter(), Duration.ofDays(1), Duration.ofDays(3650)).orElse(d.auditAfter());
+        return new RetentionSettings(enabled, at, archive, purge, claims, requests, chunk, catchUp, audit);
+    }
+
+    private IdentitySource identitySource() {
+        Optional<String> raw = text(SECURITY_IDENTITY);
+        if (raw.isEmpty()) {
+            return IdentitySource.BUILTIN;
+        }
+        Optional<IdentitySource> parsed = IdentitySource.parse(raw.get());
+        if (parsed.isEmpty()) {
+            // LDAP and OpenID Connect come through the server's realm (docs/security.md#identity)
+            problems.add(SECURITY_IDENTITY + " = \"" + printable(raw.get()) + "\" is not an identity source: allowed are "
+                    + IdentitySource.allowed() + " (for LDAP, configure the server's LDAP realm and choose server)");
+            return IdentitySource.BUILTIN;
+        }
+        return parsed.get();
     }
 
     /** An ISO-8601 duration (PT12H, P7D, P1DT6H) within [min, max]; a problem and the default otherwise. */

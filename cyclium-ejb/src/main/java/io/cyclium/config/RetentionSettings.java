@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param catchUp         after dailyAt, how often a node checks that the day's run completed and
  *                        starts or resumes it if not (a dead runner's run continues within this):
  *                        whole seconds under a minute, whole minutes from a minute to an hour
+ * @param auditAfter      audit rows (operator actions) older than this are deleted
  */
 public record RetentionSettings(
         boolean enabled,
@@ -28,8 +29,9 @@ public record RetentionSettings(
         Duration claimsAfter,
         Duration requestsAfter,
         int chunkSize,
-        Duration catchUp) {
+        Duration catchUp,
+        Duration auditAfter) {
 
     public static final RetentionSettings DEFAULTS = new RetentionSettings(true, LocalTime.of(3, 30),
-            Duration.ofDays(7), Optional.empty(), Duration.ofDays(1), Duration.ofDays(1), 500, Duration.ofMinutes(5));
+            Duration.ofDays(7), Optional.empty(), Duration.ofDays(1), Duration.ofDays(1), 500, Duration.ofMinutes(5), Duration.ofDays(365));
 }

@@ -1,5 +1,6 @@
 package io.cyclium.node;
 
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.config.CycliumConfig;
@@ -64,16 +65,23 @@ public class NodeModes {
     public void setNodeMode(NodeMode mode) {
         NodeMode before = nodeMode;
         nodeMode = mode;
-        tx.run(em -> new NodeStore(vendor).setMode(em, identity.name(), mode));
+        PendingAudit.detail(before.wireName() + " → " + mode.wireName());
+        tx.run(em -> {
+            new NodeStore(vendor).setMode(em, identity.name(), mode);
+            PendingAudit.recordIn(em);
+        });
         LOG.info(() -> "Node " + identity.name() + " mode " + before.wireName() + " → " + mode.wireName());
     }
 
     public void setActorOverride(String actorId, NodeMode mode) {
+        // held in this node's memory only: an operator's audit row is written on its own (AuditTrail)
+        PendingAudit.detail(mode.wireName() + " on " + identity.name());
         overrides.put(actorId, mode);
         LOG.info(() -> "Actor " + actorId + " on " + identity.name() + " overridden to " + mode.wireName());
     }
 
     public void clearActorOverride(String actorId) {
+        PendingAudit.detail("on " + identity.name());
         overrides.remove(actorId);
         LOG.info(() -> "Actor " + actorId + " on " + identity.name() + " follows the node mode again");
     }

@@ -1,5 +1,6 @@
 package io.cyclium.operations;
 
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.store.Jsons;
 import io.cyclium.store.DatabaseVendor;
 
@@ -113,8 +114,24 @@ public class EpisodeService {
                     + " stored: start it on another node");
         }
         FireResult result;
+        FireRequest request = FireRequest.of(exp, trigger, key, true).in(scope);
         try {
-            result = rt.fire(FireRequest.of(exp, trigger, key, true).in(scope));
+            // The insert joins this transaction (the runtime's outbox path, Tx#inCallerTransaction),
+            // so an operator's audit row commits with the episode it started; the episode runs once
+            // this commits.
+            result = tx.inNewTransaction(em -> {
+                FireResult r = rt.fire(request);
+                PendingAudit.detail(r.kind().name().toLowerCase(java.util.Locale.ROOT));
+                if (r.episodeId() != null) {
+                    PendingAudit.subject(r.episodeId());
+                }
+                if (stored(r)) {
+                    PendingAudit.recordIn(em);
+                } else if (r.kind() != FireResult.Kind.DUPLICATE) {
+                    PendingAudit.refuse("not stored: " + r.kind().name().toLowerCase(java.util.Locale.ROOT));
+                }
+                return r;
+            });
         } catch (Problem p) {
             throw p;
         } catch (RuntimeException e) {
@@ -129,6 +146,10 @@ public class EpisodeService {
                     + " stored: start it on another node");
         }
         return result;
+    }
+
+    private static boolean stored(FireResult r) {
+        return r.kind() == FireResult.Kind.STARTED || r.kind() == FireResult.Kind.QUEUED || r.kind() == FireResult.Kind.DEFERRED;
     }
 
     public EpisodeDetail detail(String episodeId) {
@@ -190,7 +211,12 @@ public class EpisodeService {
         } else if (host.runtime(row.actorId).map(rt -> rt.dequeue(id)).orElse(false)) {
             cancelIdle(row, true);
         } else {
-            tx.inNewTransaction(em -> store().requestCancel(em, id));
+            tx.inNewTransaction(em -> {
+                int changed = store().requestCancel(em, id);
+                PendingAudit.detail("cancel requested at the next step");
+                PendingAudit.recordIn(em);
+                return changed;
+            });
             host.localControl(id).ifPresent(RunControl::requestCancel);
         }
         return tx.inNewTransaction(em -> EpisodeView.of(em.find(EpisodeEntity.class, id)));
@@ -240,6 +266,8 @@ public class EpisodeService {
                 throw Problem.conflict("episode " + id + " changed while restarting; read it again");
             }
             store().journal(em, id, store().nextStepNo(em, id), StepKind.RESTARTED, identity.name(), marker, null, null, null);
+            PendingAudit.detail("from " + from.wire());
+            PendingAudit.recordIn(em);
             return e;
         });
         host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));
@@ -254,6 +282,7 @@ public class EpisodeService {
             store().journal(em, row.id, store().nextStepNo(em, row.id), StepKind.EPISODE_FAILED, identity.name(),
                     Jsons.object().add("errorClass", "canceled").add("reason", "operator").build(),
                     "canceled", null, null);
+            PendingAudit.recordIn(em);
             return true;
         });
         if (!canceled) {
@@ -301,6 +330,8 @@ public class EpisodeService {
             store().journal(em, id, store().nextStepNo(em, id), StepKind.APPROVAL_RESOLVED, identity.name(),
                     Jsons.object().add("approved", approved).add("planHash", planHash.trim()).build(),
                     null, null, null);
+            PendingAudit.detail("plan " + planHash.trim());
+            PendingAudit.recordIn(em);
             return e;
         });
         if (approved) {
@@ -346,6 +377,8 @@ public class EpisodeService {
             store().journal(em, id, store().nextStepNo(em, id), StepKind.WAIT_RESOLVED, identity.name(),
                     Jsons.object().add("reference", reference)
                             .add("value", value == null ? jakarta.json.JsonValue.NULL : value).build(), null, null, null);
+            PendingAudit.detail("reference " + reference);
+            PendingAudit.recordIn(em);
             return e;
         });
         host.runtime(row.actorId).ifPresent(rt -> rt.resume(id, row.expectationId));

@@ -1,5 +1,6 @@
 package io.cyclium.output;
 
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.keys.EpisodeRef;
 import io.cyclium.output.OutputAdapter.Delivery;
 import io.cyclium.output.OutputStore.RetryClaim;
@@ -119,7 +120,15 @@ public final class OutputRouter {
      * @throws OutputRetryRefusedException  it is neither (delivered, its episode still runs, or being delivered now)
      */
     public OutputOutcome retry(String outputId) {
-        RetryClaim claim = tx.inNewTransaction(em -> store.claimRetry(em, outputId));
+        RetryClaim claim = tx.inNewTransaction(em -> {
+            RetryClaim c = store.claimRetry(em, outputId);
+            if (c instanceof RetryClaim.Claimed claimed) {
+                // an operator's retry is recorded with the claim that takes the output (failed → retrying)
+                PendingAudit.episode(claimed.output().episodeId());
+                PendingAudit.recordIn(em);
+            }
+            return c;
+        });
         if (claim instanceof RetryClaim.NotFound) {
             throw new UnknownOutputException(outputId);
         }

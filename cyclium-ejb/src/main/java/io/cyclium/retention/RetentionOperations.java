@@ -12,11 +12,11 @@ public class RetentionOperations {
 
     /** The configured windows, as ISO-8601 durations (purgeAfter null: purge is off). */
     public record Windows(boolean timerEnabled, String dailyAtUtc, String archiveAfter, String purgeAfter,
-            String claimsAfter, String requestsAfter, int chunkSize) {
+            String claimsAfter, String requestsAfter, String auditAfter, int chunkSize) {
 
         static Windows of(RetentionSettings s) {
             return new Windows(s.enabled(), s.dailyAt().toString(), s.archiveAfter().toString(),
-                    s.purgeAfter().map(Object::toString).orElse(null), s.claimsAfter().toString(), s.requestsAfter().toString(),
+                    s.purgeAfter().map(Object::toString).orElse(null), s.claimsAfter().toString(), s.requestsAfter().toString(), s.auditAfter().toString(),
                     s.chunkSize());
         }
     }

@@ -1,5 +1,6 @@
 package io.cyclium.retention;
 
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.claims.Acquisition;
@@ -179,8 +180,17 @@ public class RetentionRunner {
         try {
             RetentionSettings s = settings();
             String newId = UUID.randomUUID().toString();
-            boolean inserted = tx.inNewTransaction(em -> store().insertRun(em, newId, runKey, trigger, requestedBy, identity.name(),
-                    s.archiveAfter(), s.purgeAfter()));
+            boolean inserted = tx.inNewTransaction(em -> {
+                boolean created = store().insertRun(em, newId, runKey, trigger, requestedBy, identity.name(), s.archiveAfter(),
+                        s.purgeAfter());
+                if (created) {
+                    // an operator's run: the audit row commits with the run row
+                    PendingAudit.subject(newId);
+                    PendingAudit.detail(runKey);
+                    PendingAudit.recordIn(em);
+                }
+                return created;
+            });
             if (inserted) {
                 runId = newId;
                 resumed = false;
@@ -280,6 +290,7 @@ public class RetentionRunner {
             case PURGE_EPISODES -> s.purgeAfter().orElse(null);
             case PRUNE_CLAIMS -> s.claimsAfter();
             case PRUNE_TRIGGER_REQUESTS -> s.requestsAfter();
+            case PRUNE_AUDIT -> s.auditAfter();
         };
     }
 

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * The four chunk steps of the retention job, in the order the job runs them. The wire name is the
+ * The chunk steps of the retention job, in the order the job runs them. The wire name is the
  * step id in {@code META-INF/batch-jobs/cyclium-retention.xml} and the {@code step_name} in
  * {@code cyclium_retention_steps}.
  */
@@ -16,7 +16,9 @@ public enum RetentionStep {
     /** done/expired work claims settled longer ago than claims-after are deleted. */
     PRUNE_CLAIMS("prune-claims"),
     /** completed/expired trigger requests last changed longer ago than requests-after are deleted. */
-    PRUNE_TRIGGER_REQUESTS("prune-trigger-requests");
+    PRUNE_TRIGGER_REQUESTS("prune-trigger-requests"),
+    /** audit rows (operator actions) older than audit-after are deleted. */
+    PRUNE_AUDIT("prune-audit");
 
     private final String wire;
 

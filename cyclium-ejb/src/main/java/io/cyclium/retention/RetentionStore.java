@@ -96,6 +96,7 @@ public class RetentionStore {
                     .around(-seconds, vendor::utcNowPlusSeconds);
             case PRUNE_TRIGGER_REQUESTS -> sql.sql("status IN ('completed', 'expired') AND updated_at < ")
                     .around(-seconds, vendor::utcNowPlusSeconds);
+            case PRUNE_AUDIT -> sql.sql("occurred_at < ").around(-seconds, vendor::utcNowPlusSeconds);
             default -> throw new IllegalArgumentException(String.valueOf(step));
         }
     }
@@ -105,6 +106,7 @@ public class RetentionStore {
             case ARCHIVE_EPISODES, PURGE_EPISODES -> "cyclium_episodes";
             case PRUNE_CLAIMS -> "cyclium_work_claims";
             case PRUNE_TRIGGER_REQUESTS -> "cyclium_trigger_requests";
+            case PRUNE_AUDIT -> "cyclium_audit";
         };
     }
 

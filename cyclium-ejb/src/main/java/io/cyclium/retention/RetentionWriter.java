@@ -48,6 +48,7 @@ public class RetentionWriter extends AbstractItemWriter {
             case PURGE_EPISODES -> telemetry.count("retention_purged", c.written());
             case PRUNE_CLAIMS -> telemetry.count("retention_pruned", c.written(), "table", "work_claims");
             case PRUNE_TRIGGER_REQUESTS -> telemetry.count("retention_pruned", c.written(), "table", "trigger_requests");
+            case PRUNE_AUDIT -> telemetry.count("retention_pruned", c.written(), "table", "audit");
             default -> throw new IllegalStateException(String.valueOf(step));
         }
     }

@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.actor.ActorDefinition;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.JsonText;
@@ -68,13 +69,21 @@ public final class WorkflowDefinitions {
                 throw Problem.conflict("workflow " + id + " is declared in code (@Workflow); change it there");
             }
             store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API);
+            PendingAudit.detail(existing.isPresent() ? "replaced" : "created");
+            PendingAudit.recordIn(em);
         });
         this.cache = null;
         return def;
     }
 
     public void setEnabled(String id, boolean enabled) {
-        int updated = tx.inNewTransaction(em -> store.setEnabled(em, id, enabled));
+        int updated = tx.inNewTransaction(em -> {
+            int changed = store.setEnabled(em, id, enabled);
+            if (changed == 1) {
+                PendingAudit.recordIn(em);
+            }
+            return changed;
+        });
         this.cache = null;
         if (updated == 0) {
             throw Problem.notFound("no workflow " + id);

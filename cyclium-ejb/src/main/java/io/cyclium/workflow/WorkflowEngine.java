@@ -1,5 +1,7 @@
 package io.cyclium.workflow;
 
+import io.cyclium.audit.PendingAudit;
+import jakarta.persistence.EntityManager;
 import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.problem.Problem;
@@ -104,7 +106,14 @@ public final class WorkflowEngine {
      */
     public String start(WorkflowDefinition def, Start start) {
         Prepared p = prepare(def, start);
-        boolean created = tx.inNewTransaction(em -> store.insertInstance(em, p.row(), p.steps()));
+        boolean created = tx.inNewTransaction(em -> {
+            boolean inserted = store.insertInstance(em, p.row(), p.steps());
+            if (inserted) {
+                PendingAudit.detail("instance " + p.row().id());
+                PendingAudit.recordIn(em);
+            }
+            return inserted;
+        });
         if (!created) {
             throw inFlight(def, p.row().subject());
         }
@@ -488,7 +497,8 @@ public final class WorkflowEngine {
             LocalDateTime now = store.time().read(em);
             InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
                     : InstanceStats.of(def, instance.startedAt(), now, steps);
-            return store.finishInstance(em, instance.id(), instance.status(), instance.version(), to, cause, stats, cause, now);
+            return recorded(em, store.finishInstance(em, instance.id(), instance.status(), instance.version(), to, cause, stats,
+                    cause, now));
         });
         if (won == 0) {
             return false;
@@ -667,7 +677,7 @@ public final class WorkflowEngine {
         }
         for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
             if (StepState.PENDING.equals(s.state()) && s.approvedAt() == null) {
-                tx.inNewTransaction(em -> store.approve(em, instanceId, s.stepId(), by));
+                tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, s.stepId(), by)));
             }
         }
         if (!unblock(instance, "resumed by " + by)) {
@@ -699,7 +709,7 @@ public final class WorkflowEngine {
         // the instance row first, as the retry timer's claim takes it (see WorkflowStore#holdInFlight);
         // a cancel since the check above also makes this 0
         if (DeadlockRetry.inNewTransaction(tx, em -> store.holdInFlight(em, instanceId) == 0 ? 0
-                : store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), false, "retried by " + by),
+                : recorded(em, store.queue(em, instanceId, stepId, StepState.FAILED, step.attempt(), false, "retried by " + by)),
                 attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again")) == 0) {
             throw Problem.conflict("step " + stepId + " changed while retrying it: read it again");
         }
@@ -716,7 +726,7 @@ public final class WorkflowEngine {
     /** Approves a gated step; a blocked instance runs again. */
     public void approve(String instanceId, String stepId, String by) {
         InstanceRow instance = mustFind(instanceId);
-        if (tx.inNewTransaction(em -> store.approve(em, instanceId, stepId, by)) == 0) {
+        if (tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, stepId, by))) == 0) {
             throw Problem.conflict("step " + stepId + " of " + instanceId + " is not a pending step awaiting approval");
         }
         if (InstanceStatus.BLOCKED.equals(instance.status()) && unblock(instance, "step " + stepId + " approved by " + by)) {
@@ -727,8 +737,19 @@ public final class WorkflowEngine {
 
     /** blocked → running at the version read; false when it changed since (another operator, a cancel). */
     private boolean unblock(InstanceRow blocked, String cause) {
-        return tx.inNewTransaction(em -> store.moveInstance(em, blocked.id(), InstanceStatus.BLOCKED, blocked.version(),
-                InstanceStatus.RUNNING, null, cause)) == 1;
+        return tx.inNewTransaction(em -> recorded(em, store.moveInstance(em, blocked.id(), InstanceStatus.BLOCKED, blocked.version(),
+                InstanceStatus.RUNNING, null, cause))) == 1;
+    }
+
+    /**
+     * An operator's change of {@code changed} rows: when it changed one, the operator's audit row is
+     * written in its transaction (once per action: the first change that commits records it).
+     */
+    private static int recorded(EntityManager em, int changed) {
+        if (changed == 1) {
+            PendingAudit.recordIn(em);
+        }
+        return changed;
     }
 
     private InstanceRow mustFind(String instanceId) {

@@ -90,11 +90,19 @@ class CycliumConfigReaderTest {
         "cyclium.schema.migrate            | yes     | cyclium.schema.migrate = \"yes\" is not a boolean: allowed are true | false",
         "cyclium.console.admin-password    | short   | cyclium.console.admin-password is too short (5 characters)",
         "cyclium.console.viewer-password   | tiny    | cyclium.console.viewer-password is too short (4 characters)",
+        "cyclium.security.identity         | oidc    | cyclium.security.identity = \"oidc\" is not an identity source: allowed are builtin, server",
+        "cyclium.security.identity         | ldap    | cyclium.security.identity = \"ldap\" is not an identity source: allowed are builtin, server (for LDAP, configure the server's LDAP realm",
     })
     void a_bad_value_fails_with_a_message_naming_property_value_and_range(String property, String value, String message) {
         assertThatThrownBy(() -> read(property, value))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining(message);
+    }
+
+    @Test
+    void users_come_from_the_built_in_accounts_unless_the_server_realm_is_chosen() {
+        assertThat(read().identity()).isEqualTo(IdentitySource.BUILTIN);
+        assertThat(read("cyclium.security.identity", " Server ").identity()).isEqualTo(IdentitySource.SERVER);
     }
 
     @Test

@@ -42,7 +42,7 @@ class BaselineMigrationTest {
             "cyclium_findings", "cyclium_outputs", "cyclium_work_claims", "cyclium_trigger_requests",
             "cyclium_actor_definitions", "cyclium_workflow_definitions", "cyclium_workflow_instances",
             "cyclium_output_records", "cyclium_demo_resources", "cyclium_retention_runs", "cyclium_retention_steps",
-            "cyclium_workflow_steps", "cyclium_workflow_transitions", "cyclium_debounced_triggers");
+            "cyclium_workflow_steps", "cyclium_workflow_transitions", "cyclium_debounced_triggers", "cyclium_audit");
 
     /** The newest migration in sql/&lt;vendor&gt;; every vendor has the same versions. */
     static final String LATEST_VERSION = "15";

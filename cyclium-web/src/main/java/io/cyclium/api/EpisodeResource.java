@@ -1,5 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.runtime.ActorRuntime;
 import io.cyclium.runtime.FireResult;
 import io.cyclium.config.CycliumConfig;
@@ -32,6 +34,9 @@ import jakarta.ws.rs.core.UriInfo;
 public class EpisodeResource {
 
     @Inject
+    OperatorRequest operator;
+
+    @Inject
     EpisodeService episodes;
 
     @Inject
@@ -43,6 +48,17 @@ public class EpisodeResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response start(String body) {
+        FireResult r = operator.perform(AuditAction.EPISODE_START, null, () -> startFrom(body));
+        Started started = new Started(r.kind().name().toLowerCase(), r.episodeId(), r.dedupeKey());
+        return switch (r.kind()) {
+            case STARTED, QUEUED -> Response.status(Response.Status.CREATED).entity(started).build();
+            case DEFERRED -> Response.accepted(started).build();
+            case DUPLICATE -> Response.ok(started).build();
+            default -> Response.status(Response.Status.CONFLICT).entity(started).build();
+        };
+    }
+
+    private FireResult startFrom(String body) {
         JsonObject o = JsonBodies.object(body);
         String actor = JsonBodies.requiredName(o, "actor");
         String expectation = JsonBodies.requiredName(o, "expectation");
@@ -53,14 +69,7 @@ public class EpisodeResource {
         if (o.containsKey("env") || o.containsKey("stack")) {
             scope = new ActorRuntime.Scope(slugOrNull(o, "stack", config.stackSlug()), slugOrNull(o, "env", config.env()));
         }
-        FireResult r = episodes.startManual(actor, expectation, payload, idempotencyKey, scope);
-        Started started = new Started(r.kind().name().toLowerCase(), r.episodeId(), r.dedupeKey());
-        return switch (r.kind()) {
-            case STARTED, QUEUED -> Response.status(Response.Status.CREATED).entity(started).build();
-            case DEFERRED -> Response.accepted(started).build();
-            case DUPLICATE -> Response.ok(started).build();
-            default -> Response.status(Response.Status.CONFLICT).entity(started).build();
-        };
+        return episodes.startManual(actor, expectation, payload, idempotencyKey, scope);
     }
 
     private static String slugOrNull(JsonObject o, String field, String fallback) {
@@ -99,35 +108,39 @@ public class EpisodeResource {
     @POST
     @Path("{id}/cancel")
     public EpisodeView cancel(@PathParam("id") String id) {
-        return episodes.cancel(id);
+        return operator.perform(AuditAction.EPISODE_CANCEL, id, () -> episodes.cancel(id));
     }
 
     @POST
     @Path("{id}/restart")
-    public EpisodeView restart(@PathParam("id") String id, @jakarta.ws.rs.core.Context jakarta.ws.rs.core.SecurityContext caller) {
-        return episodes.restart(id, caller.getUserPrincipal() == null ? null : caller.getUserPrincipal().getName());
+    public EpisodeView restart(@PathParam("id") String id) {
+        return operator.perform(AuditAction.EPISODE_RESTART, id, () -> episodes.restart(id, operator.operator().user()));
     }
 
     @POST
     @Path("{id}/approve")
     @Consumes(MediaType.APPLICATION_JSON)
     public EpisodeView approve(@PathParam("id") String id, String body) {
-        return episodes.approve(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash"));
+        return operator.perform(AuditAction.EPISODE_APPROVE, id,
+                () -> episodes.approve(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash")));
     }
 
     @POST
     @Path("{id}/resolve-wait")
     @Consumes(MediaType.APPLICATION_JSON)
     public EpisodeView resolveWait(@PathParam("id") String id, String body) {
-        JsonObject o = JsonBodies.object(body);
-        return episodes.resolveWait(id, JsonBodies.optionalString(o, "reference"),
-                o.containsKey("value") ? o.get("value") : jakarta.json.JsonValue.NULL);
+        return operator.perform(AuditAction.EPISODE_RESOLVE_WAIT, id, () -> {
+            JsonObject o = JsonBodies.object(body);
+            return episodes.resolveWait(id, JsonBodies.optionalString(o, "reference"),
+                    o.containsKey("value") ? o.get("value") : jakarta.json.JsonValue.NULL);
+        });
     }
 
     @POST
     @Path("{id}/deny")
     @Consumes(MediaType.APPLICATION_JSON)
     public EpisodeView deny(@PathParam("id") String id, String body) {
-        return episodes.deny(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash"));
+        return operator.perform(AuditAction.EPISODE_DENY, id,
+                () -> episodes.deny(id, JsonBodies.optionalString(JsonBodies.object(body), "planHash")));
     }
 }

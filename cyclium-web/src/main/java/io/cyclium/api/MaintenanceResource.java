@@ -1,5 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.retention.RetentionOperations;
 import io.cyclium.retention.RetentionQueries;
 import jakarta.enterprise.context.RequestScoped;
@@ -9,10 +11,8 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.SecurityContext;
 import java.util.List;
 
 /**
@@ -26,10 +26,10 @@ import java.util.List;
 public class MaintenanceResource {
 
     @Inject
-    RetentionOperations retention;
+    OperatorRequest operator;
 
-    @Context
-    SecurityContext security;
+    @Inject
+    RetentionOperations retention;
 
     @GET
     @Path("retention")
@@ -40,8 +40,8 @@ public class MaintenanceResource {
     @POST
     @Path("retention")
     public Response runNow() {
-        String user = security.getUserPrincipal() == null ? null : security.getUserPrincipal().getName();
-        return Response.status(Response.Status.ACCEPTED).entity(retention.runNow(user)).build();
+        return Response.status(Response.Status.ACCEPTED)
+                .entity(operator.perform(AuditAction.RETENTION_RUN, null, () -> retention.runNow(operator.operator().user()))).build();
     }
 
     @GET

@@ -1,5 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.config.NodeMode;
 import io.cyclium.node.NodeModes;
@@ -26,6 +28,9 @@ import jakarta.ws.rs.core.MediaType;
 public class ModeResource {
 
     @Inject
+    OperatorRequest operator;
+
+    @Inject
     NodeModes modes;
 
     @Inject
@@ -39,7 +44,7 @@ public class ModeResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     public NodeModes.Status setNode(String body) {
-        modes.setNodeMode(mode(body));
+        operator.run(AuditAction.NODE_MODE, modes.status().nodeIdentity(), () -> modes.setNodeMode(mode(body)));
         return modes.status();
     }
 
@@ -47,17 +52,21 @@ public class ModeResource {
     @Path("actors/{actor}")
     @Consumes(MediaType.APPLICATION_JSON)
     public NodeModes.Status setActor(@PathParam("actor") String actor, String body) {
-        NodeMode mode = mode(body);
-        knownActor(actor);
-        modes.setActorOverride(actor, mode);
+        operator.run(AuditAction.ACTOR_MODE, actor, () -> {
+            NodeMode mode = mode(body);
+            knownActor(actor);
+            modes.setActorOverride(actor, mode);
+        });
         return modes.status();
     }
 
     @DELETE
     @Path("actors/{actor}")
     public NodeModes.Status clearActor(@PathParam("actor") String actor) {
-        knownActor(actor);
-        modes.clearActorOverride(actor);
+        operator.run(AuditAction.ACTOR_MODE_CLEAR, actor, () -> {
+            knownActor(actor);
+            modes.clearActorOverride(actor);
+        });
         return modes.status();
     }
 

@@ -69,6 +69,7 @@ public final class OpenApiDocument {
         r.put(io.cyclium.health.NodeHealth.Check.class, "HealthCheck");
         r.put(io.cyclium.stats.ActorOutcomes.Row.class, "ActorOutcome");
         r.put(io.cyclium.retention.RetentionOperations.Windows.class, "RetentionWindows");
+        r.put(io.cyclium.operations.AuditRecord.class, "AuditRecord");
         r.put(io.cyclium.retention.RetentionOperations.Started.class, "RetentionStarted");
         r.put(io.cyclium.retention.RetentionQueries.Execution.class, "RetentionExecution");
         r.put(io.cyclium.retention.RetentionQueries.Run.class, "RetentionRun");

@@ -1,5 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.output.OutputOutcome;
 import io.cyclium.output.OutputRetryRefusedException;
 import io.cyclium.output.OutputView;
@@ -23,6 +25,9 @@ import jakarta.ws.rs.core.MediaType;
 public class OutputResource {
 
     @Inject
+    OperatorRequest operator;
+
+    @Inject
     Outputs outputs;
 
     @GET
@@ -35,7 +40,7 @@ public class OutputResource {
     @Path("{id}/retry")
     public OutputOutcome retry(@PathParam("id") String id) {
         try {
-            return outputs.retry(id);
+            return operator.perform(AuditAction.OUTPUT_RETRY, id, () -> outputs.retry(id));
         } catch (EJBException e) {
             throw translate(e.getCause() == null ? e : e.getCause(), id);
         } catch (RuntimeException e) {

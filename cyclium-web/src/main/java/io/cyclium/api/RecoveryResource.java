@@ -1,5 +1,8 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.recovery.RecoverySweep;
 import io.cyclium.recovery.SweepReport;
@@ -24,6 +27,9 @@ import jakarta.ws.rs.core.MediaType;
 @Produces(MediaType.APPLICATION_JSON)
 public class RecoveryResource {
 
+    @Inject
+    OperatorRequest operator;
+
     @EJB
     RecoverySweep sweep;
 
@@ -34,12 +40,17 @@ public class RecoveryResource {
     @Path("sweep")
     @Consumes(MediaType.APPLICATION_JSON)
     public SweepReport sweepNow(String body) {
+        return operator.perform(AuditAction.RECOVERY_SWEEP, null, () -> sweep(body));
+    }
+
+    private SweepReport sweep(String body) {
         JsonObject o = body == null || body.isBlank() ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
         String stack = o.containsKey("stack") ? JsonBodies.optionalString(o, "stack") : config.stackSlug();
         String env = o.containsKey("env") ? JsonBodies.optionalString(o, "env") : config.env();
         String scopedEnv = "-".equals(env) ? null : env;
         // An unset stack (or "*") sweeps every stack; a slug sweeps its own rows and the NULL ones.
         SweepScope scope = SweepScope.of("*".equals(stack) ? null : stack, scopedEnv);
+        PendingAudit.subject((stack == null ? "-" : stack) + "/" + (scopedEnv == null ? "-" : scopedEnv));
         return sweep.sweep(scope);
     }
 }

@@ -1,5 +1,8 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.problem.Problem;
 import io.cyclium.workflow.InstanceDetail;
 import io.cyclium.workflow.InstanceView;
@@ -31,6 +34,9 @@ import java.util.List;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkflowInstanceResource {
+
+    @Inject
+    OperatorRequest operator;
 
     static final int MAX_PAGE = 200;
 
@@ -85,25 +91,31 @@ public class WorkflowInstanceResource {
     @POST
     @Path("{id}/cancel")
     public InstanceDetail cancel(@PathParam("id") String id) {
-        return workflows.cancel(id, caller());
+        return operator.perform(AuditAction.INSTANCE_CANCEL, id, () -> workflows.cancel(id, caller()));
     }
 
     @POST
     @Path("{id}/resume")
     public InstanceDetail resume(@PathParam("id") String id) {
-        return workflows.resume(id, caller());
+        return operator.perform(AuditAction.INSTANCE_RESUME, id, () -> workflows.resume(id, caller()));
     }
 
     @POST
     @Path("{id}/steps/{step}/retry")
     public InstanceDetail retry(@PathParam("id") String id, @PathParam("step") String step) {
-        return workflows.retryStep(id, step, caller());
+        return operator.perform(AuditAction.INSTANCE_STEP_RETRY, id, () -> {
+            PendingAudit.detail("step " + step);
+            return workflows.retryStep(id, step, caller());
+        });
     }
 
     @POST
     @Path("{id}/steps/{step}/approve")
     public InstanceDetail approve(@PathParam("id") String id, @PathParam("step") String step) {
-        return workflows.approve(id, step, caller());
+        return operator.perform(AuditAction.INSTANCE_STEP_APPROVE, id, () -> {
+            PendingAudit.detail("step " + step);
+            return workflows.approve(id, step, caller());
+        });
     }
 
     private String caller() {

@@ -1,5 +1,7 @@
 package io.cyclium.api;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.workflow.InstanceView;
 import io.cyclium.workflow.WorkflowView;
 import io.cyclium.workflow.Workflows;
@@ -33,6 +35,9 @@ import java.util.List;
 public class WorkflowResource {
 
     @Inject
+    OperatorRequest operator;
+
+    @Inject
     Workflows workflows;
 
     @Context
@@ -53,30 +58,32 @@ public class WorkflowResource {
     @Path("{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     public WorkflowView put(@PathParam("id") String id, String body) {
-        return workflows.put(id, JsonBodies.object(body));
+        return operator.perform(AuditAction.WORKFLOW_PUT, id, () -> workflows.put(id, JsonBodies.object(body)));
     }
 
     @POST
     @Path("{id}/enable")
     public WorkflowView enable(@PathParam("id") String id) {
-        return workflows.setEnabled(id, true);
+        return operator.perform(AuditAction.WORKFLOW_ENABLE, id, () -> workflows.setEnabled(id, true));
     }
 
     @POST
     @Path("{id}/disable")
     public WorkflowView disable(@PathParam("id") String id) {
-        return workflows.setEnabled(id, false);
+        return operator.perform(AuditAction.WORKFLOW_DISABLE, id, () -> workflows.setEnabled(id, false));
     }
 
     @POST
     @Path("{id}/instances")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response start(@PathParam("id") String id, String body) {
-        JsonObject o = body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
-        String outcome = JsonBodies.optionalString(o, "outcome");
-        JsonObject payload = JsonBodies.optionalObject(o, "payload");
-        String subject = JsonBodies.optionalString(o, "subject");
-        InstanceView started = workflows.start(id, outcome, payload, subject, caller());
+        InstanceView started = operator.perform(AuditAction.WORKFLOW_START, id, () -> {
+            JsonObject o = body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
+            String outcome = JsonBodies.optionalString(o, "outcome");
+            JsonObject payload = JsonBodies.optionalObject(o, "payload");
+            String subject = JsonBodies.optionalString(o, "subject");
+            return workflows.start(id, outcome, payload, subject, caller());
+        });
         return Response.status(Response.Status.CREATED).entity(started).build();
     }
 

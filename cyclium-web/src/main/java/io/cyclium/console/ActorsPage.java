@@ -1,5 +1,6 @@
 package io.cyclium.console;
 
+import io.cyclium.audit.AuditAction;
 import io.cyclium.runtime.ActorHost;
 import io.cyclium.runtime.ActorView;
 import io.cyclium.runtime.FireResult;
@@ -86,41 +87,29 @@ public class ActorsPage {
     }
 
     public void setActorMode(String actorId, String mode) {
-        if (user.mayAct("switch actor mode")) {
-            ConsoleMessages.attempt(() -> {
-                modes.setActorOverride(actorId, mode(mode));
-                ConsoleMessages.info(actorId + " is now " + mode + " on this node.");
-                return actorId;
-            });
-            actors = null;
+        if (user.act("switch actor mode", AuditAction.ACTOR_MODE, actorId, () -> modes.setActorOverride(actorId, mode(mode)))) {
+            ConsoleMessages.info(actorId + " is now " + mode + " on this node.");
         }
+        actors = null;
     }
 
     public void clearActorMode(String actorId) {
-        if (user.mayAct("clear actor mode")) {
-            modes.clearActorOverride(actorId);
+        if (user.act("clear actor mode", AuditAction.ACTOR_MODE_CLEAR, actorId, () -> modes.clearActorOverride(actorId))) {
             ConsoleMessages.info(actorId + " follows the node mode again.");
-            actors = null;
         }
+        actors = null;
     }
 
     public void setNodeMode(String mode) {
-        if (user.mayAct("switch node mode")) {
-            ConsoleMessages.attempt(() -> {
-                modes.setNodeMode(mode(mode));
-                ConsoleMessages.info("This node is now " + mode + ".");
-                return mode;
-            });
-            actors = null;
+        if (user.act("switch node mode", AuditAction.NODE_MODE, modes.status().nodeIdentity(), () -> modes.setNodeMode(mode(mode)))) {
+            ConsoleMessages.info("This node is now " + mode + ".");
         }
+        actors = null;
     }
 
     /** {@code actorAndExpectation} is "actor/expectation", as the expectation selector offers it. */
     public void start() {
-        if (!user.mayAct("start episode")) {
-            return;
-        }
-        FireResult r = ConsoleMessages.attempt(() -> {
+        FireResult r = user.act("start episode", AuditAction.EPISODE_START, null, () -> {
             String[] parts = startExpectation == null ? new String[0] : startExpectation.split("/", 2);
             if (parts.length != 2) {
                 throw Problem.invalid("expectation", "choose an expectation to start");
@@ -135,12 +124,10 @@ public class ActorsPage {
     }
 
     public void sweepNow() {
-        if (!user.mayAct("run recovery sweep")) {
-            return;
-        }
-        SweepReport r = ConsoleMessages.attempt(() -> sweep.sweep(SweepScope.of(
-                blank(sweepStack) ? config.stackSlug() : "*".equals(sweepStack.trim()) ? null : sweepStack.trim(),
-                blank(sweepEnv) ? config.env() : "-".equals(sweepEnv.trim()) ? null : sweepEnv.trim())));
+        String stack = blank(sweepStack) ? config.stackSlug() : "*".equals(sweepStack.trim()) ? null : sweepStack.trim();
+        String env = blank(sweepEnv) ? config.env() : "-".equals(sweepEnv.trim()) ? null : sweepEnv.trim();
+        SweepReport r = user.act("run recovery sweep", AuditAction.RECOVERY_SWEEP, (stack == null ? "-" : stack) + "/"
+                + (env == null ? "-" : env), () -> sweep.sweep(SweepScope.of(stack, env)));
         if (r != null) {
             ConsoleMessages.info("Sweep: " + r.found() + " orphans found, " + r.restarted() + " restarted, "
                     + r.failed() + " failed, " + r.skipped() + " skipped.");

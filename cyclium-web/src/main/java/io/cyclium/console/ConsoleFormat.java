@@ -30,14 +30,14 @@ public class ConsoleFormat {
 
     private static final Map<String, Tone> TONES = Map.ofEntries(
             Map.entry("done", Tone.OK), Map.entry("delivered", Tone.OK), Map.entry("completed", Tone.OK),
-            Map.entry("cleared", Tone.OK), Map.entry("full", Tone.OK), Map.entry("closed", Tone.OK),
+            Map.entry("cleared", Tone.OK), Map.entry("full", Tone.OK), Map.entry("closed", Tone.OK), Map.entry("ok", Tone.OK),
             Map.entry("failed", Tone.BAD), Map.entry("partially_failed", Tone.BAD), Map.entry("critical", Tone.BAD),
             Map.entry("error", Tone.BAD), Map.entry("open", Tone.BAD), Map.entry("disabled", Tone.BAD),
             Map.entry("running", Tone.ACTIVE), Map.entry("claimed", Tone.ACTIVE), Map.entry("active", Tone.ACTIVE),
             Map.entry("retrying", Tone.ACTIVE), Map.entry("info", Tone.ACTIVE),
             Map.entry("blocked", Tone.WAIT), Map.entry("pending", Tone.WAIT), Map.entry("proposed", Tone.WAIT),
             Map.entry("expired", Tone.WAIT), Map.entry("warning", Tone.WAIT), Map.entry("interrupted", Tone.WAIT),
-            Map.entry("trigger_only", Tone.WAIT), Map.entry("half_open", Tone.WAIT),
+            Map.entry("trigger_only", Tone.WAIT), Map.entry("half_open", Tone.WAIT), Map.entry("refused", Tone.WAIT),
             Map.entry("canceled", Tone.MUTED), Map.entry("superseded", Tone.MUTED), Map.entry("released", Tone.MUTED));
 
     private static final DateTimeFormatter EXACT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS", Locale.ROOT);

@@ -1,5 +1,6 @@
 package io.cyclium.console;
 
+import io.cyclium.audit.AuditAction;
 import io.cyclium.store.JsonText;
 import io.cyclium.operations.EpisodeDetail;
 import io.cyclium.operations.EpisodeService;
@@ -18,7 +19,7 @@ import java.util.Optional;
 /**
  * Backs episode.xhtml: one episode with its journal (as a timeline and a table), checkpoints,
  * outputs and findings, and the admin's actions on it. Every action is gated by
- * {@link ConsoleUser#mayAct} on the server. Opened by URL ({@code episode.xhtml?id=…}), so a link
+ * {@link ConsoleUser#act} on the server. Opened by URL ({@code episode.xhtml?id=…}), so a link
  * to an episode can be shared; re-read when a change to it is pushed.
  */
 @Named("episodePage")
@@ -91,54 +92,50 @@ public class EpisodePage implements Serializable {
     }
 
     public void restart() {
-        if (user.mayAct("restart episode")) {
-            act(() -> episodes.restart(id, user.getName()), "Restarted; it resumes from its latest checkpoint.");
-        }
+        act("restart episode", AuditAction.EPISODE_RESTART, () -> episodes.restart(id, user.getName()),
+                "Restarted; it resumes from its latest checkpoint.");
     }
 
     public void cancel() {
-        if (user.mayAct("cancel episode")) {
-            act(() -> episodes.cancel(id), "Cancel requested.");
-        }
+        act("cancel episode", AuditAction.EPISODE_CANCEL, () -> episodes.cancel(id), "Cancel requested.");
     }
 
     public void approve() {
         PendingPlan plan = getPendingPlan();
-        if (user.mayAct("approve plan") && plan != null) {
-            act(() -> episodes.approve(id, plan.planHash()), "Plan approved; the episode resumes from its checkpoint.");
+        if (plan != null) {
+            act("approve plan", AuditAction.EPISODE_APPROVE, () -> episodes.approve(id, plan.planHash()),
+                    "Plan approved; the episode resumes from its checkpoint.");
         }
     }
 
     public void deny() {
         PendingPlan plan = getPendingPlan();
-        if (user.mayAct("deny plan") && plan != null) {
-            act(() -> episodes.deny(id, plan.planHash()), "Plan denied; the episode is canceled.");
+        if (plan != null) {
+            act("deny plan", AuditAction.EPISODE_DENY, () -> episodes.deny(id, plan.planHash()), "Plan denied; the episode is canceled.");
         }
     }
 
     public void retry(String outputId) {
-        if (user.mayAct("retry output")) {
-            OutputOutcome outcome = ConsoleMessages.attempt(() -> {
-                try {
-                    return outputs.retry(outputId);
-                } catch (RuntimeException e) {
-                    Throwable cause = e instanceof jakarta.ejb.EJBException && e.getCause() != null ? e.getCause() : e;
-                    if (cause instanceof io.cyclium.output.OutputRetryRefusedException
-                            || cause instanceof io.cyclium.output.UnknownOutputException) {
-                        throw Problem.conflict(cause.getMessage());
-                    }
-                    throw e;
+        OutputOutcome outcome = user.act("retry output", AuditAction.OUTPUT_RETRY, outputId, () -> {
+            try {
+                return outputs.retry(outputId);
+            } catch (RuntimeException e) {
+                Throwable cause = e instanceof jakarta.ejb.EJBException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof io.cyclium.output.OutputRetryRefusedException
+                        || cause instanceof io.cyclium.output.UnknownOutputException) {
+                    throw Problem.conflict(cause.getMessage());
                 }
-            });
-            if (outcome != null) {
-                ConsoleMessages.info("Output retried.");
+                throw e;
             }
-            load();
+        });
+        if (outcome != null) {
+            ConsoleMessages.info("Output retried.");
         }
+        load();
     }
 
-    private void act(java.util.function.Supplier<?> action, String done) {
-        if (ConsoleMessages.attempt(action) != null) {
+    private void act(String what, AuditAction audited, java.util.function.Supplier<?> action, String done) {
+        if (user.act(what, audited, id, action) != null) {
             ConsoleMessages.info(done);
         }
         load();

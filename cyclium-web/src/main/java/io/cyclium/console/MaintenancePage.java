@@ -1,5 +1,6 @@
 package io.cyclium.console;
 
+import io.cyclium.audit.AuditAction;
 import io.cyclium.retention.RetentionOperations;
 import io.cyclium.retention.RetentionQueries;
 import jakarta.annotation.PostConstruct;
@@ -39,10 +40,8 @@ public class MaintenancePage implements Serializable {
     }
 
     public void runNow() {
-        if (!user.mayAct("run retention now")) {
-            return;
-        }
-        RetentionOperations.Started s = ConsoleMessages.attempt(() -> retention.runNow(user.getName()));
+        RetentionOperations.Started s = user.act("run retention now", AuditAction.RETENTION_RUN, null,
+                () -> retention.runNow(user.getName()));
         if (s != null) {
             ConsoleMessages.info("Retention run " + s.runKey() + " started on " + s.node() + " (batch execution "
                     + s.batchExecutionId() + ").");

@@ -1,5 +1,7 @@
 package io.cyclium.console;
 
+import io.cyclium.audit.AuditAction;
+import io.cyclium.audit.PendingAudit;
 import io.cyclium.problem.Problem;
 import io.cyclium.workflow.InstanceDetail;
 import io.cyclium.workflow.Workflows;
@@ -72,23 +74,31 @@ public class WorkflowInstancePage implements Serializable {
     }
 
     public void cancel() {
-        act("cancel workflow instance " + id, () -> workflows.cancel(id, user.getName()), "Instance canceled.");
+        act("cancel workflow instance " + id, AuditAction.INSTANCE_CANCEL, () -> workflows.cancel(id, user.getName()),
+                "Instance canceled.");
     }
 
     public void resume() {
-        act("resume workflow instance " + id, () -> workflows.resume(id, user.getName()), "Instance resumed.");
+        act("resume workflow instance " + id, AuditAction.INSTANCE_RESUME, () -> workflows.resume(id, user.getName()),
+                "Instance resumed.");
     }
 
     public void retry(String step) {
-        act("retry step " + step + " of " + id, () -> workflows.retryStep(id, step, user.getName()), "Step " + step + " queued again.");
+        act("retry step " + step + " of " + id, AuditAction.INSTANCE_STEP_RETRY, () -> {
+            PendingAudit.detail("step " + step);
+            return workflows.retryStep(id, step, user.getName());
+        }, "Step " + step + " queued again.");
     }
 
     public void approve(String step) {
-        act("approve step " + step + " of " + id, () -> workflows.approve(id, step, user.getName()), "Step " + step + " approved.");
+        act("approve step " + step + " of " + id, AuditAction.INSTANCE_STEP_APPROVE, () -> {
+            PendingAudit.detail("step " + step);
+            return workflows.approve(id, step, user.getName());
+        }, "Step " + step + " approved.");
     }
 
-    private void act(String what, Supplier<InstanceDetail> action, String done) {
-        if (user.mayAct(what) && ConsoleMessages.attempt(action) != null) {
+    private void act(String what, AuditAction audited, Supplier<InstanceDetail> action, String done) {
+        if (user.act(what, audited, id, action) != null) {
             ConsoleMessages.info(done);
         }
         load();

@@ -1,5 +1,6 @@
 package io.cyclium.console;
 
+import io.cyclium.audit.AuditAction;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.JsonText;
 import io.cyclium.workflow.InstanceView;
@@ -59,19 +60,15 @@ public class WorkflowsPage implements Serializable {
     }
 
     public void setEnabled(String id, boolean enabled) {
-        if (user.mayAct((enabled ? "enable" : "disable") + " workflow " + id)) {
-            if (ConsoleMessages.attempt(() -> workflows.setEnabled(id, enabled)) != null) {
-                ConsoleMessages.info("Workflow " + id + (enabled ? " enabled." : " disabled."));
-            }
+        if (user.act((enabled ? "enable" : "disable") + " workflow " + id, enabled ? AuditAction.WORKFLOW_ENABLE
+                : AuditAction.WORKFLOW_DISABLE, id, () -> workflows.setEnabled(id, enabled)) != null) {
+            ConsoleMessages.info("Workflow " + id + (enabled ? " enabled." : " disabled."));
         }
         refresh();
     }
 
     public String start() {
-        if (!user.mayAct("start workflow " + startWorkflow)) {
-            return null;
-        }
-        InstanceView started = ConsoleMessages.attempt(() -> {
+        InstanceView started = user.act("start workflow " + startWorkflow, AuditAction.WORKFLOW_START, startWorkflow, () -> {
             JsonObject body;
             try {
                 body = JsonText.parseObject(payload == null || payload.isBlank() ? "{}" : payload);

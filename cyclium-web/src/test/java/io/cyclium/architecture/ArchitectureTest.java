@@ -34,7 +34,7 @@ class ArchitectureTest {
 
     static final List<List<String>> TIERS = List.of(
             List.of("config", "problem", "telemetry", "timing", "store"),
-            List.of("schema", "keys", "tracing"),
+            List.of("schema", "keys", "tracing", "audit"),
             List.of("node"),
             List.of("claims", "finding", "output"),
             List.of("episode"),

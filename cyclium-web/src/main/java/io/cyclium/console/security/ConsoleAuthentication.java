@@ -1,5 +1,8 @@
 package io.cyclium.console.security;
 
+import io.cyclium.config.CycliumConfig;
+import io.cyclium.config.IdentitySource;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.security.enterprise.AuthenticationStatus;
@@ -16,7 +19,10 @@ import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.Optional;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.UnsupportedCallbackException;
 
@@ -49,6 +55,20 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     @Inject
     IdentityStoreHandler identities;
 
+    @Inject
+    CycliumConfig config;
+
+    /** Failed logins per user and address, on this node (see LoginThrottle). */
+    private LoginThrottle throttle;
+
+    @PostConstruct
+    void init() {
+        throttle = new LoginThrottle(Clock.systemUTC(), config.failedLoginsBeforeDelay());
+    }
+
+    /** The request attribute telling the login page how long a throttled caller must wait (seconds). */
+    static final String THROTTLED = "io.cyclium.login.throttled";
+
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
                                                 HttpMessageContext context) {
@@ -62,8 +82,13 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             return AuthenticationStatus.SEND_FAILURE;
         }
         Credential fromForm = context.getAuthParameters().getCredential();
-        if (fromForm != null) {
-            CredentialValidationResult result = identities.validate(fromForm);
+        if (fromForm instanceof UsernamePasswordCredential form) {
+            Optional<Duration> wait = throttle.waitFor(form.getCaller(), request.getRemoteAddr());
+            if (wait.isPresent()) {
+                request.setAttribute(THROTTLED, seconds(wait.get()));
+                return context.responseUnauthorized();
+            }
+            CredentialValidationResult result = validate(form, request, context);
             if (result.getStatus() == CredentialValidationResult.Status.VALID) {
                 context.setRegisterSession(result.getCallerPrincipal().getName(), result.getCallerGroups());
             }
@@ -77,7 +102,12 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
         if (header != null && header.regionMatches(true, 0, "Basic ", 0, 6)) {
             // scripts may read pages too; a wrong password is a 401 wherever it is sent
             UsernamePasswordCredential basic = basic(header.substring(6).trim());
-            CredentialValidationResult result = basic == null ? CredentialValidationResult.INVALID_RESULT : identities.validate(basic);
+            Optional<Duration> wait = basic == null ? Optional.empty() : throttle.waitFor(basic.getCaller(), request.getRemoteAddr());
+            if (wait.isPresent()) {
+                return throttled(response, context, wait.get());
+            }
+            CredentialValidationResult result = basic == null ? CredentialValidationResult.INVALID_RESULT
+                    : validate(basic, request, context);
             return result.getStatus() == CredentialValidationResult.Status.VALID
                     ? context.notifyContainerAboutLogin(result) : challenge(response, context, ApiRefusals.WRONG_CREDENTIALS);
         }
@@ -85,6 +115,38 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             return context.doNothing();
         }
         return isApi(request) ? challenge(response, context, ApiRefusals.UNAUTHORIZED) : context.redirect(loginUrl(request));
+    }
+
+    /**
+     * The credential checked by the configured source — the built-in accounts or the server's realm —
+     * and the outcome noted for the throttle: a failure makes the pair wait, a success clears it.
+     */
+    private CredentialValidationResult validate(UsernamePasswordCredential credential, HttpServletRequest request,
+            HttpMessageContext context) {
+        CredentialValidationResult result = config.identity() == IdentitySource.SERVER
+                ? ServerRealm.validate(credential, context) : identities.validate(credential);
+        if (result.getStatus() == CredentialValidationResult.Status.VALID) {
+            throttle.succeeded(credential.getCaller(), request.getRemoteAddr());
+        } else {
+            throttle.failed(credential.getCaller(), request.getRemoteAddr());
+        }
+        return result;
+    }
+
+    /** 429 with Retry-After: this user from this address failed too often; the password is not even checked. */
+    private static AuthenticationStatus throttled(HttpServletResponse response, HttpMessageContext context, Duration wait) {
+        response.setHeader("Retry-After", Long.toString(seconds(wait)));
+        try {
+            ApiRefusals.write(response, 429, "too many failed logins for this user from this address: try again in "
+                    + seconds(wait) + " s");
+        } catch (IOException e) {
+            return context.responseUnauthorized();
+        }
+        return AuthenticationStatus.SEND_FAILURE;
+    }
+
+    private static long seconds(Duration wait) {
+        return Math.max(1, (wait.toMillis() + 999) / 1000);
     }
 
     /** The caller the container restored from the session registered at the form login. */

@@ -1,6 +1,7 @@
 package io.cyclium.console.security;
 
 import io.cyclium.config.CycliumConfig;
+import io.cyclium.config.IdentitySource;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -39,6 +40,14 @@ public class ConsoleIdentityStore implements IdentityStore {
 
     @PostConstruct
     void init() {
+        if (config.identity() == IdentitySource.SERVER) {
+            // cyclium.security.identity=server: the server's realm checks every login; these accounts do not exist
+            LOG.info("Cyclium console: users and roles come from the server's realm (cyclium.security.identity=server);"
+                    + " the built-in admin and viewer accounts are off");
+            adminPassword = null;
+            viewerPassword = Optional.empty();
+            return;
+        }
         String admin = config.adminPassword().orElseGet(() -> {
             byte[] random = new byte[18];
             new SecureRandom().nextBytes(random);
@@ -63,7 +72,7 @@ public class ConsoleIdentityStore implements IdentityStore {
         byte[] given = credential.getPasswordAsString().getBytes(StandardCharsets.UTF_8);
         String caller = credential.getCaller();
         // MessageDigest.isEqual takes the same time wherever the first difference is.
-        if (ADMIN_USER.equals(caller) && MessageDigest.isEqual(adminPassword, given)) {
+        if (ADMIN_USER.equals(caller) && adminPassword != null && MessageDigest.isEqual(adminPassword, given)) {
             return new CredentialValidationResult(ADMIN_USER, Set.of(ConsoleRoles.ADMIN));
         }
         if (VIEWER_USER.equals(caller) && viewerPassword.isPresent() && MessageDigest.isEqual(viewerPassword.get(), given)) {

@@ -65,6 +65,9 @@ public class LoginPage {
             faces.responseComplete();
         } else if (status == AuthenticationStatus.SEND_CONTINUE) {
             faces.responseComplete();
+        } else if (external.getRequestMap().get(ConsoleAuthentication.THROTTLED) != null) {
+            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "Too many failed logins for this user from"
+                    + " this address: try again in " + external.getRequestMap().get(ConsoleAuthentication.THROTTLED) + " s.", null));
         } else {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "Wrong user or password.", null));
         }

@@ -306,6 +306,20 @@ class ConsoleBrowserIT {
         browser.findElement(follow).click();
         await(d -> !rowText(d, "resource_monitor").contains("override"));
         assertThat(node.get("/mode").jsonObject().getJsonObject("overrides").containsKey("resource_monitor")).isFalse();
+
+        // both clicks are in the audit trail under the admin's name, and the Audit page links back to the actor
+        assertThat(node.get("/audit?subject=resource_monitor&user=admin").jsonArray().getValuesAs(jakarta.json.JsonObject.class))
+                .extracting(o -> o.getString("action") + " " + o.getString("outcome"))
+                .containsExactly("actor.mode-clear ok", "actor.mode ok");
+        browser.findElement(By.id("navAudit")).click();
+        await(d -> !d.findElements(By.id("auditForm:list")).isEmpty());
+        WebElement row = browser.findElement(By.xpath("//tr[.//span[text()='actor.mode'] and .//a[text()='resource_monitor']"
+                + " and .//a[text()='admin']]"));
+        assertThat(row.getText()).contains("admin").contains("resource_monitor").contains("trigger_only on console-1");
+        assertThat(row.findElement(By.tagName("time")).getAttribute("title")).as("the exact instant on hover").isNotBlank();
+        assertThat(row.findElement(By.xpath(".//a[contains(@id,':subject')]")).getAttribute("href"))
+                .endsWith("actors.xhtml?actor=resource_monitor");
+        shot("audit");
     }
 
     @Test
@@ -337,6 +351,12 @@ class ConsoleBrowserIT {
                 .POST(HttpRequest.BodyPublishers.ofString(form)));
         assertThat(forged.statusCode()).isEqualTo(200);
         assertThat(node.get("/mode").jsonObject().getJsonObject("overrides")).isEmpty();
+        // the forged click is in the audit trail as the viewer's refused action
+        assertThat(node.get("/audit?user=viewer&action=actor.mode").jsonArray().getValuesAs(jakarta.json.JsonObject.class))
+                .singleElement().satisfies(o -> {
+                    assertThat(o.getString("outcome")).isEqualTo("refused");
+                    assertThat(o.getString("reason")).isEqualTo("needs the role cyclium-admin");
+                });
 
         HttpResponse<String> api = withBrowserSession(HttpRequest.newBuilder(URI.create(node.api() + "/mode"))
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{\"mode\":\"disabled\"}")));
@@ -475,7 +495,7 @@ class ConsoleBrowserIT {
         assertThat(((Number) ((JavascriptExecutor) browser).executeScript("return window.innerWidth")).intValue()).isLessThanOrEqualTo(1280);
         for (String page : List.of("index.xhtml", "episodes.xhtml", "episodes.xhtml?actor=cluster_actor&size=200",
                 "episode.xhtml?id=" + enc(id), "findings.xhtml", "findings.xhtml?status=cleared", "actors.xhtml",
-                "trigger-requests.xhtml", "claims.xhtml", "claims.xhtml?keyPrefix=nothing-starts-like-this")) {
+                "trigger-requests.xhtml", "claims.xhtml", "claims.xhtml?keyPrefix=nothing-starts-like-this", "audit.xhtml")) {
             browser.get(base() + page);
             await(d -> !d.findElements(By.id("thisNode")).isEmpty());
             assertNoSidewaysOverflow(page);
