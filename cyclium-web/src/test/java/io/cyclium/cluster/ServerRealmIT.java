@@ -59,6 +59,8 @@ class ServerRealmIT {
         try (ClusterHarness cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL)
                 .war(ClusterHarness.productWarWith("cyclium-server-realm-it.war"))
                 .env("CYCLIUM_SECURITY_IDENTITY", "server")
+                // the shipped default: the harness raises it for the other tests
+                .env("CYCLIUM_SECURITY_FAILED_LOGINS_BEFORE_DELAY", "3")
                 .env("CYCLIUM_ADMIN_PASSWORD", adminPassword)
                 .env("CYCLIUM_VIEWER_PASSWORD", builtinViewerPassword)
                 .env("REALM_ADMIN_PASSWORD_FILE", admin.toAbsolutePath().toString())
