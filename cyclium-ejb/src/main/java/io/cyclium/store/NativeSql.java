@@ -189,17 +189,46 @@ public final class NativeSql {
 
     private static final java.util.regex.Pattern NUMBERED_PARAMETER = java.util.regex.Pattern.compile("\\?(\\d+)");
 
+    /**
+     * Each numbered text's JDBC form, worked out once: the group commit's one writer thread turns
+     * every deferred statement of every batch into JDBC, and the texts are a few dozen constants
+     * (a regular expression per statement was a tenth of that thread's samples). Texts built with a
+     * varying shape (lists of values) stop being remembered past {@link #MAX_SHAPES}.
+     */
+    private static final Map<String, JdbcShape> SHAPES = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_SHAPES = 2_048;
+
+    /** A numbered text's JDBC text, and which numbered parameter each {@code ?} takes (0-based). */
+    private record JdbcShape(String text, int[] order) {
+
+        static JdbcShape of(String numbered) {
+            java.util.regex.Matcher m = NUMBERED_PARAMETER.matcher(numbered);
+            StringBuilder jdbc = new StringBuilder();
+            List<Integer> order = new ArrayList<>();
+            while (m.find()) {
+                order.add(Integer.parseInt(m.group(1)) - 1);
+                m.appendReplacement(jdbc, "?");
+            }
+            m.appendTail(jdbc);
+            return new JdbcShape(jdbc.toString(), order.stream().mapToInt(Integer::intValue).toArray());
+        }
+    }
+
     /** This statement with {@code ?n} turned into JDBC's {@code ?} and the parameters ordered to match. */
     public Jdbc jdbc() {
-        java.util.regex.Matcher m = NUMBERED_PARAMETER.matcher(text);
-        StringBuilder jdbc = new StringBuilder();
-        List<Object> ordered = new ArrayList<>();
-        while (m.find()) {
-            ordered.add(parameters.get(Integer.parseInt(m.group(1)) - 1));
-            m.appendReplacement(jdbc, "?");
+        String numbered = text.toString();
+        JdbcShape shape = SHAPES.get(numbered);
+        if (shape == null) {
+            shape = JdbcShape.of(numbered);
+            if (SHAPES.size() < MAX_SHAPES) {
+                SHAPES.putIfAbsent(numbered, shape);
+            }
         }
-        m.appendTail(jdbc);
-        return new Jdbc(jdbc.toString(), ordered);
+        List<Object> ordered = new ArrayList<>(shape.order().length);
+        for (int index : shape.order()) {
+            ordered.add(parameters.get(index));
+        }
+        return new Jdbc(shape.text(), ordered);
     }
 
     /** The statement as a native query with its parameters bound. */
