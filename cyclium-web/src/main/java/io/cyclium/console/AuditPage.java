@@ -10,7 +10,6 @@ import io.cyclium.operations.AuditTrail;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
-import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
 
@@ -21,7 +20,7 @@ import java.util.List;
  */
 @Named("auditPage")
 @ViewScoped
-public class AuditPage implements Serializable {
+public class AuditPage extends KeysetListPage<AuditRecord> {
 
     private static final long serialVersionUID = 1L;
 
@@ -35,29 +34,11 @@ public class AuditPage implements Serializable {
     private String outcome;
     private int pageSize = 25;
 
-    private final KeysetPager<AuditRecord> pager = new KeysetPager<>();
-
-    public void apply() throws java.io.IOException {
-        jakarta.faces.context.ExternalContext external = jakarta.faces.context.FacesContext.getCurrentInstance().getExternalContext();
-        external.redirect(external.getRequestContextPath() + "/" + url(null, null));
-    }
-
+    @Override
     String url(String cursor, String back) {
         return PageUrl.of("audit.xhtml").with("user", user).with("action", action).with("subjectKind", subjectKind)
                 .with("subject", subject).with("outcome", outcome).with("size", pageSize).with("cursor", cursor)
                 .with("back", back).toString();
-    }
-
-    public String getNewestUrl() {
-        return url(null, null);
-    }
-
-    public String getNewerUrl() {
-        return url(pager.getPreviousCursor(), pager.getPreviousBack());
-    }
-
-    public String getOlderUrl() {
-        return url(pager.getNextCursor(), pager.getNextBack());
     }
 
     public void load() {
@@ -84,10 +65,6 @@ public class AuditPage implements Serializable {
             case NODE, RECOVERY -> "actors.xhtml";
             case RETENTION -> "maintenance.xhtml";
         };
-    }
-
-    public KeysetPager<AuditRecord> getPager() {
-        return pager;
     }
 
     public List<String> getActions() {

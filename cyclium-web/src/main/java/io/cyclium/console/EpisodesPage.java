@@ -9,7 +9,6 @@ import io.cyclium.operations.EpisodeView;
 import jakarta.inject.Inject;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Named;
-import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
 
@@ -21,7 +20,7 @@ import java.util.List;
  */
 @Named("episodesPage")
 @ViewScoped
-public class EpisodesPage implements Serializable {
+public class EpisodesPage extends KeysetListPage<EpisodeView> {
 
     private static final long serialVersionUID = 1L;
 
@@ -39,31 +38,11 @@ public class EpisodesPage implements Serializable {
     private String to;
     private int pageSize = 25;
 
-    private final KeysetPager<EpisodeView> pager = new KeysetPager<>();
-
-    /** Applies the filters: on to the URL of their newest page (so it can be bookmarked and shared). */
-    public void apply() throws java.io.IOException {
-        jakarta.faces.context.ExternalContext external = jakarta.faces.context.FacesContext.getCurrentInstance().getExternalContext();
-        external.redirect(external.getRequestContextPath() + "/" + url(null, null));
-    }
-
-    /** This list (its filters and page size) at a cursor; what the paging links point at. */
+    @Override
     String url(String cursor, String back) {
         return PageUrl.of("episodes.xhtml").with("actor", actor).with("expectation", expectation).with("status", status)
                 .with("stack", stack).with("env", env).with("from", from).with("to", to).with("size", pageSize)
                 .with("cursor", cursor).with("back", back).toString();
-    }
-
-    public String getNewestUrl() {
-        return url(null, null);
-    }
-
-    public String getNewerUrl() {
-        return url(pager.getPreviousCursor(), pager.getPreviousBack());
-    }
-
-    public String getOlderUrl() {
-        return url(pager.getNextCursor(), pager.getNextBack());
     }
 
     /** Reads the page the URL names (view action), and again on a pushed refresh. */
@@ -72,11 +51,6 @@ public class EpisodesPage implements Serializable {
                 EpisodeFilter.parse(actor, expectation, status, stack, env, from, to), pager.cursor(),
                 EpisodeListing.capped(pageSize)));
         pager.show(page == null ? List.of() : page.episodes(), page == null ? null : page.nextCursor());
-    }
-
-    /** The table: rows, and whether older (next) or newer (previous) pages exist. */
-    public KeysetPager<EpisodeView> getPager() {
-        return pager;
     }
 
     public List<String> getStatuses() {
