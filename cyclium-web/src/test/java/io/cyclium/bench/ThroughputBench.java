@@ -109,6 +109,7 @@ public final class ThroughputBench {
                     nodeEnv = "before".equals(war.getKey())
                             ? System.getProperty("bench.compare-node-env", System.getProperty("bench.node-env", ""))
                             : System.getProperty("bench.node-env", "");
+                    runName = war.getKey().replace(' ', '-') + "-r" + round;
                     oneNode(pg, war.getValue(), round, label, figures, reference);
                     if (Boolean.parseBoolean(System.getProperty("bench.two-nodes", "true"))) {
                         twoNodes(pg, war.getValue(), round, label, figures);
@@ -184,6 +185,9 @@ public final class ThroughputBench {
      */
     private static volatile String nodeEnv = "";
 
+    /** The build and round being run, for file names in {@code bench.node-jvm-options}. */
+    private static volatile String runName = "run";
+
     private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit();
         TIMINGS.forEach(b::env);
@@ -194,10 +198,13 @@ public final class ThroughputBench {
                 b.env(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
             }
         }
-        // e.g. -Dbench.node-jvm-options="-XX:StartFlightRecording=filename=/tmp/node.jfr,settings=profile"
+        // e.g. -Dbench.node-jvm-options="-XX:StartFlightRecording=filename=/tmp/{run}.jfr,settings=profile":
+        // {run} is the build's label, the round and the node set, so interleaved builds keep a recording each.
+        // The harness ends its nodes with SIGKILL, which writes no recording: take it with
+        // `jcmd <pid> JFR.dump filename=…` while the node runs (e.g. every 45 s from a loop).
         for (String option : System.getProperty("bench.node-jvm-options", "").trim().split("\\s+")) {
             if (!option.isEmpty()) {
-                b.jvmOption(option);
+                b.jvmOption(option.replace("{run}", runName + "-" + String.join("-", nodes)));
             }
         }
         for (String n : nodes) {
