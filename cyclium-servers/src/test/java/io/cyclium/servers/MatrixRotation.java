@@ -13,13 +13,13 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Which "matrix" tests of the server matrix run. {@code -Dcyclium.matrix=all} (the default, so
- * CI's) runs every one. {@code rotation} runs one slot of {@link #SLOTS},
- * chosen by the number of commits in the checkout: successive runs of successive commits go round
- * the whole matrix, a rerun of the same commit runs the same cells, and every run also runs the
- * "ci" cells, which this condition never touches. {@code slot:N} runs slot N. Both are for shorter
- * local runs, and for CI again should its 40-minute budget tighten: one slot adds two or three
- * cells, about three minutes, where the whole matrix adds about eight (docs/testing.md, CI budget).
+ * Which "matrix" tests of the server matrix run. {@code -Dcyclium.matrix=rotation} (the build's
+ * default, so CI's) runs one slot of {@link #SLOTS}, chosen by the number of commits in the
+ * checkout: successive runs of successive commits go round the whole matrix, a rerun of the same
+ * commit runs the same cells, and every run also runs the "ci" cells, which this condition never
+ * touches. {@code all} (the default outside Maven) runs every one; {@code slot:N} runs slot N. One
+ * slot adds two or three cells, about three minutes, where the whole matrix adds about ten, which
+ * CI's 45-minute budget no longer has room for (docs/testing.md, CI budget).
  *
  * <p>A "matrix" test missing from {@link #SLOTS} fails under rotation, so a new cell cannot quietly
  * never run in CI.
@@ -57,7 +57,7 @@ public final class MatrixRotation implements ExecutionCondition {
         return chosen.runs(test)
                 ? ConditionEvaluationResult.enabled(test + " runs: " + chosen.why())
                 : ConditionEvaluationResult.disabled(test + " is not in this run's rotation slot (" + chosen.why()
-                        + "; -Dcyclium.matrix=all, the default, runs every cell)");
+                        + "; -Dcyclium.matrix=all runs every cell)");
     }
 
     private static Selection selection() {
