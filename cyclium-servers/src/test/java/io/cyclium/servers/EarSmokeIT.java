@@ -255,11 +255,17 @@ class EarSmokeIT {
     private static void seriesAreExportedByName(FullServer server) {
         URI metrics = server.metrics();
         String[] text = {""};
-        await("every series of " + SERIES + " at " + metrics, Duration.ofSeconds(60), () -> {
-            HttpResponse<String> r = server.getUnauthenticated(metrics);
-            text[0] = r.statusCode() + "\n" + r.body();
-            return r.statusCode() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
-        });
+        try {
+            await("every series of " + SERIES + " at " + metrics, Duration.ofSeconds(60), () -> {
+                HttpResponse<String> r = server.getUnauthenticated(metrics);
+                text[0] = r.statusCode() + "\n" + r.body();
+                return r.statusCode() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; no sample named "
+                    + SERIES.stream().filter(s -> sampled(text[0], s).findAny().isEmpty()).toList()
+                    + " in the last answer (HTTP " + text[0].lines().findFirst().orElse("?") + ")", e);
+        }
         String scrape = text[0];
         assertThat(sampled(scrape, "cyclium_episode_finished_total")).as("labels of cyclium_episode_finished_total")
                 .anyMatch(labels -> labels.contains("actor=\"") && labels.contains("status=\"done\""));

@@ -116,6 +116,12 @@ final class DashboardPicture {
                 }
                 svg.append("<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"").append(COLOURS[i % COLOURS.length])
                         .append("\" points=\"").append(path).append("\"/>");
+                if (lines.get(i).points().size() == 1) {
+                    // one sample draws no line: a dot, as Grafana does
+                    String[] xy = path.toString().trim().split(",");
+                    svg.append("<circle r=\"3\" cx=\"").append(xy[0]).append("\" cy=\"").append(xy[1]).append("\" fill=\"")
+                            .append(COLOURS[i % COLOURS.length]).append("\"/>");
+                }
             }
         }
         svg.append("</svg>");
