@@ -241,24 +241,31 @@ class EarSmokeIT {
     }
 
     /**
-     * Series every server exports once an event's episode ran and the recovery sweep (every second
-     * here) ran, by exact name: MicroProfile Metrics on Payara and Micrometer on WildFly write the
+     * Series every server exports once an event's episode ran and the recovery sweep and the
+     * workflows' reconcile (every second here) ran, by exact name (a sample of exactly that name:
+     * {@code cyclium_workflow_instance} would not match {@code cyclium_workflow_instances}): MicroProfile Metrics on Payara and Micrometer on WildFly write the
      * same names and tags, which the dashboard and alert rules of server-config/observability/ read.
      */
     static final List<String> SERIES = List.of("cyclium_episode_stored_total", "cyclium_episode_started_total",
             "cyclium_episode_finished_total", "cyclium_episode_duration_seconds_count", "cyclium_episode_duration_seconds_sum",
             "cyclium_episode_duration_seconds_max", "cyclium_episode_duration_seconds_bucket", "cyclium_event_received_total",
             "cyclium_work_claims_total", "cyclium_episode_queued", "cyclium_episode_running", "cyclium_recovery_sweep_count",
-            "cyclium_recovery_sweep_sum");
+            "cyclium_recovery_sweep_sum", "cyclium_workflow_instances");
 
     private static void seriesAreExportedByName(FullServer server) {
         URI metrics = server.metrics();
         String[] text = {""};
-        await("every series of " + SERIES + " at " + metrics, Duration.ofSeconds(60), () -> {
-            HttpResponse<String> r = server.getUnauthenticated(metrics);
-            text[0] = r.statusCode() + "\n" + r.body();
-            return r.statusCode() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
-        });
+        try {
+            await("every series of " + SERIES + " at " + metrics, Duration.ofSeconds(60), () -> {
+                HttpResponse<String> r = server.getUnauthenticated(metrics);
+                text[0] = r.statusCode() + "\n" + r.body();
+                return r.statusCode() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; no sample named "
+                    + SERIES.stream().filter(s -> sampled(text[0], s).findAny().isEmpty()).toList()
+                    + " in the last answer (HTTP " + text[0].lines().findFirst().orElse("?") + ")", e);
+        }
         String scrape = text[0];
         assertThat(sampled(scrape, "cyclium_episode_finished_total")).as("labels of cyclium_episode_finished_total")
                 .anyMatch(labels -> labels.contains("actor=\"") && labels.contains("status=\"done\""));
@@ -266,6 +273,10 @@ class EarSmokeIT {
                 .anyMatch(labels -> labels.matches(".*le=\"(0\\.1|1\\.0|1)\".*"));
         assertThat(sampled(scrape, "cyclium_work_claims_total")).anyMatch(labels -> labels.contains("outcome=\"acquired\""));
         assertThat(sampled(scrape, "cyclium_recovery_sweep_count")).anyMatch(labels -> labels.contains("outcome=\"found\""));
+        // the demo's workflow is deployed: every in-flight status reads a number, 0 when there is none
+        assertThat(sampled(scrape, "cyclium_workflow_instances")).as("labels of cyclium_workflow_instances")
+                .anyMatch(labels -> labels.contains("workflow=\"resource_review\"") && labels.contains("status=\"pending\""))
+                .anyMatch(labels -> labels.contains("workflow=\"resource_review\"") && labels.contains("status=\"blocked\""));
     }
 
     /** The label sets of every sample of exactly {@code series} in Prometheus text. */

@@ -28,7 +28,8 @@ public final class MatrixRotation implements ExecutionCondition {
 
     /** Each slot mixes a heavy cell (Payara Server, or two servers) with lighter ones. */
     static final List<List<String>> SLOTS = List.of(
-            List.of("EarSmokeIT#payara_server_on_h2", "TwoNodesIT#two_wildfly_servers_share_the_work_and_recover_each_other"),
+            List.of("EarSmokeIT#payara_server_on_h2", "TwoNodesIT#two_wildfly_servers_share_the_work_and_recover_each_other",
+                    "ServerTracesIT#payara_server_exports_an_events_trace_through_its_microprofile_telemetry"),
             List.of("EarSmokeIT#payara_server_on_postgresql", "EarSmokeIT#payara_micro_on_mariadb", "EarSmokeIT#wildfly_on_h2"),
             List.of("EarSmokeIT#payara_server_on_mariadb", "EarSmokeIT#payara_micro_on_postgresql",
                     "ServerTracesIT#wildfly_exports_an_events_trace_through_its_microprofile_telemetry"),

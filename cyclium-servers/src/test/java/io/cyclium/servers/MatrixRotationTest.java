@@ -18,7 +18,7 @@ class MatrixRotationTest {
         List<String> cells = matrixTests();
         List<String> slotted = MatrixRotation.SLOTS.stream().flatMap(List::stream).toList();
 
-        assertThat(cells).hasSize(10);
+        assertThat(cells).hasSize(11);
         assertThat(slotted).containsExactlyInAnyOrderElementsOf(cells);
     }
 

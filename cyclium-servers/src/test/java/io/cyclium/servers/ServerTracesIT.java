@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Traces through a full server's own MicroProfile Telemetry: the product EAR on WildFly, set up
- * by server-config/wildfly/configure.sh alone, with the one setting on
+ * Traces through a full server's own MicroProfile Telemetry: the product EAR on WildFly and on
+ * Payara Server, each set up by its server-config scripts alone, with the one setting on
  * ({@code OTEL_SDK_DISABLED=false}) and the exporter aimed at a collector in this JVM
  * ({@link OtlpReceiver}, OTLP/HTTP). An event carrying a caller's {@code traceparent} leaves one
  * trace: the intake under the caller's span, the episode's run under the intake, its steps under
@@ -37,12 +37,19 @@ class ServerTracesIT {
         traced("wildfly");
     }
 
+    @Test
+    @Tag("matrix")
+    void payara_server_exports_an_events_trace_through_its_microprofile_telemetry() throws Exception {
+        traced("payara");
+    }
+
     private void traced(String kind) throws Exception {
         String cell = kind + "-traces";
         Path dir = EarSmokeIT.SERVERS.resolve("runs").resolve(cell + "-" + UUID.randomUUID().toString().substring(0, 6));
         try (OtlpReceiver collector = OtlpReceiver.start();
              ServerDatabase db = ServerDatabase.create(Kind.H2, dir);
              FullServer server = EarSmokeIT.server(kind, cell, dir, db, Map.of("cyclium.demo.enabled", "true"))) {
+            // the server's environment, as an operator exports it before create-domain.sh / start.sh
             server.env.putAll(Map.of(
                     "OTEL_SDK_DISABLED", "false",
                     "OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint(),

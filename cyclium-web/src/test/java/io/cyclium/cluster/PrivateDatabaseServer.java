@@ -234,7 +234,8 @@ public final class PrivateDatabaseServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
+    /** A port free on loopback now (also for the other processes tests start: PrometheusServer). */
+    static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         } catch (IOException e) {
@@ -242,7 +243,7 @@ public final class PrivateDatabaseServer implements AutoCloseable {
         }
     }
 
-    private static void sleep(long millis) {
+    static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
