@@ -56,7 +56,7 @@ class DashboardQueriesIT {
             "Retention runs and failures/B", "Retention runs and failures/C",
             "Workflow instances started and ended/C", "Workflow instances started and ended/D",
             "Workflow background failures/A", "Workflow background failures/B", "Workflow background failures/C",
-            "Workflow background failures/E",
+            "Workflow background failures/D", "Workflow background failures/E",
             "Workflow steps retried/A",
             "Outputs delivered and failed/B");
 
