@@ -255,10 +255,17 @@ class EarSmokeIT {
         URI metrics = server.metrics();
         String[] text = {""};
         await("every series of " + SERIES + " at " + metrics, Duration.ofSeconds(60), () -> {
-            HttpResponse<String> r = server.getUnauthenticated(metrics);
-            text[0] = r.statusCode() + "\n" + r.body();
-            return r.statusCode() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
+            HttpReplyText r = server.scrape();
+            text[0] = r.status() + "\n" + r.body();
+            return r.status() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
         });
+        if (server instanceof WildFlyServer wildfly) {
+            // configure.sh with CYCLIUM_METRICS_PASSWORD_FILE: the management user "metrics" only
+            HttpReplyText anonymous = HttpReplyText.get(metrics);
+            assertThat(anonymous.status()).as("an anonymous scrape of " + metrics).isEqualTo(401);
+            assertThat(anonymous.body()).doesNotContain("cyclium_");
+            assertThat(wildfly.scrapeAs("not-the-password").status()).as("a wrong metrics password").isEqualTo(401);
+        }
         String scrape = text[0];
         assertThat(sampled(scrape, "cyclium_episode_finished_total")).as("labels of cyclium_episode_finished_total")
                 .anyMatch(labels -> labels.contains("actor=\"") && labels.contains("status=\"done\""));

@@ -5,10 +5,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
-/** A WildFly 38 standalone instance with a base folder and port offset of its own, set up by server-config/wildfly. */
+/**
+ * A WildFly 38 standalone instance with a base folder and port offset of its own, set up by
+ * server-config/wildfly as production is told to: with {@code CYCLIUM_METRICS_PASSWORD_FILE}, so
+ * {@code /metrics} on the management interface answers only the management user "metrics" (HTTP
+ * Digest); {@link #scrape()} logs in as that user.
+ */
 final class WildFlyServer extends FullServer {
 
+    /** The management user configure.sh adds for /metrics. */
+    static final String METRICS_USER = "metrics";
+
     private final int offset;
+    private final String metricsPassword = "metrics-" + java.util.UUID.randomUUID();
 
     WildFlyServer(String name, Path dir, Map<String, String> environment) {
         super(name, dir, environment);
@@ -24,7 +33,25 @@ final class WildFlyServer extends FullServer {
 
     @Override
     void install(Path ear) {
+        configure();
+        startAndDeploy(ear);
+    }
+
+    /** configure.sh, with the metrics password file (the server stays stopped). */
+    void configure() {
+        Path passwordFile = dir.resolve("metrics.pw");
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            // the same file format as Payara's asadmin password files (server-config/wildfly/configure.sh)
+            java.nio.file.Files.writeString(passwordFile, "AS_ADMIN_USERPASSWORD=" + metricsPassword + "\n");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        env.put("CYCLIUM_METRICS_PASSWORD_FILE", passwordFile.toString());
         script("wildfly/configure.sh", Map.of());
+    }
+
+    void startAndDeploy(Path ear) {
         script("wildfly/start.sh", Map.of());
         deploy(ear);
     }
@@ -71,6 +98,16 @@ final class WildFlyServer extends FullServer {
         return java.util.Optional.of("SELECT COUNT(*) FROM JOB_EXECUTION e JOIN JOB_INSTANCE i"
                 + " ON i.JOBINSTANCEID = e.JOBINSTANCEID WHERE e.JOBEXECUTIONID = ? AND i.JOBNAME = 'cyclium-retention'"
                 + " AND e.BATCHSTATUS = 'COMPLETED'");
+    }
+
+    /** /metrics as the management user "metrics", with this password (HTTP Digest). */
+    HttpReplyText scrapeAs(String password) {
+        return HttpReplyText.digestGet(metrics(), METRICS_USER, password);
+    }
+
+    @Override
+    HttpReplyText scrape() {
+        return scrapeAs(metricsPassword);
     }
 
     @Override
