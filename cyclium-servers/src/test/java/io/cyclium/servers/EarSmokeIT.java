@@ -86,10 +86,14 @@ class EarSmokeIT {
         smoke("wildfly", Kind.POSTGRESQL);
     }
 
+    /**
+     * Also {@code cyclium.security.identity=server}: the users, the smoke's admin included, are in
+     * the {@code other} domain's ApplicationRealm, whose groups are the roles.
+     */
     @Test
     @Tag("matrix")
-    void wildfly_on_mariadb() {
-        smoke("wildfly", Kind.MARIADB);
+    void wildfly_on_mariadb_with_users_from_its_realm() {
+        smoke("wildfly", Kind.MARIADB, true);
     }
 
     /** A server of this kind on a fresh database in a fresh folder, with the test timings. */
@@ -114,17 +118,28 @@ class EarSmokeIT {
     }
 
     private void smoke(String kind, Kind dbKind) {
+        smoke(kind, dbKind, false);
+    }
+
+    private void smoke(String kind, Kind dbKind, boolean serverRealm) {
         String cell = kind + "-" + dbKind.name().toLowerCase(Locale.ROOT);
         Path dir = SERVERS.resolve("runs").resolve(cell + "-" + UUID.randomUUID().toString().substring(0, 6));
         Instant begin = Instant.now();
         try (ServerDatabase db = ServerDatabase.create(dbKind, dir);
              FullServer server = server(kind, cell, dir, db, Map.of(
+                     "cyclium.security.identity", serverRealm ? "server" : "builtin",
                      "cyclium.demo.enabled", "true",
                      "cyclium.recovery.initial-delay-ms", "2000",
                      "cyclium.recovery.interval-ms", "1000",
                      "cyclium.recovery.stale-after-ms", "120000",
                      "cyclium.episode.shutdown-ms", "3000"))) {
             Path ear = smokeArchive(kind, dir);
+            String viewerPassword = "viewer-" + UUID.randomUUID();
+            if (serverRealm) {
+                WildFlyServer wildfly = (WildFlyServer) server;
+                wildfly.addRealmUser("admin", server.env.get("CYCLIUM_ADMIN_PASSWORD"), "cyclium-admin");
+                wildfly.addRealmUser("bob", viewerPassword, "cyclium-viewer");
+            }
             server.install(ear);
             step(cell, "installed, configured, deployed", begin);
             listensOnlyOnTheBindAddress(server, db);
@@ -151,6 +166,9 @@ class EarSmokeIT {
             assertThat(dashboard.uri().getPath()).endsWith("/index.xhtml");
             assertThat(dashboard.body()).contains(cell);
 
+            if (serverRealm) {
+                usersComeFromTheRealm(server, viewerPassword);
+            }
             seriesAreExportedByName(server);
             step(cell, "event, journal, console login, metrics", begin);
 
@@ -238,6 +256,21 @@ class EarSmokeIT {
         await("episode " + key + " done", Duration.ofSeconds(90), () ->
                 db.count("SELECT COUNT(*) FROM cyclium_episodes WHERE dedupe_key = ? AND status = 'done'", key) == 1);
         return key;
+    }
+
+    /** The realm's viewer reads but gets 403 for a change; the realm's admin acts and is audited; a wrong password is a 401. */
+    private static void usersComeFromTheRealm(FullServer server, String viewerPassword) {
+        String admin = server.env.get("CYCLIUM_ADMIN_PASSWORD");
+        assertThat(server.callAs("bob", viewerPassword, "GET", "api/episodes", null).statusCode()).as("the realm's viewer reads")
+                .isEqualTo(200);
+        HttpResponse<String> bobSwitches = server.callAs("bob", viewerPassword, "PUT", "api/mode", "{\"mode\": \"full\"}");
+        assertThat(bobSwitches.statusCode()).as(bobSwitches.body()).isEqualTo(403);
+        HttpResponse<String> adminSwitches = server.callAs("admin", admin, "PUT", "api/mode", "{\"mode\": \"full\"}");
+        assertThat(adminSwitches.statusCode()).as(adminSwitches.body()).isEqualTo(200);
+        assertThat(server.callAs("bob", viewerPassword, "GET", "api/audit?user=admin&action=node.mode", null).body())
+                .contains("\"user\":\"admin\"").contains("\"outcome\":\"ok\"");
+        assertThat(server.callAs("bob", "not-" + viewerPassword, "GET", "api/episodes", null).statusCode())
+                .as("a wrong password").isEqualTo(401);
     }
 
     /**

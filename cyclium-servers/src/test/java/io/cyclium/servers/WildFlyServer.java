@@ -31,14 +31,43 @@ final class WildFlyServer extends FullServer {
         env.put("PREPEND_JAVA_OPTS", C1_ONLY);
     }
 
+    /** Users for the {@code other} domain's ApplicationRealm, written between configure and start. */
+    private final java.util.List<String[]> realmUsers = new java.util.ArrayList<>();
+
     @Override
     void install(Path ear) {
         configure();
+        writeRealmUsers();
         startAndDeploy(ear);
     }
 
+    /** A user of the ApplicationRealm in {@code group} (for cyclium.security.identity=server). */
+    void addRealmUser(String user, String password, String group) {
+        realmUsers.add(new String[] {user, password, group});
+    }
+
+    /**
+     * What {@code add-user.sh -a -u user -p password -g group} writes into the server's base folder:
+     * the realm's digest hash (MD5 of user:ApplicationRealm:password) and the group.
+     */
+    private void writeRealmUsers() {
+        Path conf = dir.resolve("standalone/configuration");
+        try {
+            for (String[] u : realmUsers) {
+                String hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5")
+                        .digest((u[0] + ":ApplicationRealm:" + u[1]).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                java.nio.file.Files.writeString(conf.resolve("application-users.properties"), u[0] + "=" + hash + "\n",
+                        java.nio.file.StandardOpenOption.APPEND);
+                java.nio.file.Files.writeString(conf.resolve("application-roles.properties"), u[0] + "=" + u[2] + "\n",
+                        java.nio.file.StandardOpenOption.APPEND);
+            }
+        } catch (java.io.IOException | java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("could not write the ApplicationRealm's users in " + conf, e);
+        }
+    }
+
     /** configure.sh, with the metrics password file (the server stays stopped). */
-    void configure() {
+    private void configure() {
         Path passwordFile = dir.resolve("metrics.pw");
         try {
             java.nio.file.Files.createDirectories(dir);
@@ -51,7 +80,7 @@ final class WildFlyServer extends FullServer {
         script("wildfly/configure.sh", Map.of());
     }
 
-    void startAndDeploy(Path ear) {
+    private void startAndDeploy(Path ear) {
         script("wildfly/start.sh", Map.of());
         deploy(ear);
     }
