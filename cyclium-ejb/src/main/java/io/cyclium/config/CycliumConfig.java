@@ -35,6 +35,7 @@ import java.util.Optional;
  * @param adminPassword          console admin password, if configured (never logged)
  * @param viewerPassword         console read-only password, if configured (never logged); no viewer without it
  * @param identity               where the console and the API take users and roles from
+ * @param oidc                   the OpenID Connect client, present exactly when {@code identity} is oidc
  * @param failedLoginsBeforeDelay failed logins of one user from one address before the next attempt
  *                               must wait (1 s, doubling per further failure, at most 5 min)
  * @param clockSkew              test hook: shifts this node's application clock (never lease arithmetic,
@@ -69,6 +70,7 @@ public record CycliumConfig(
         Optional<String> adminPassword,
         Optional<String> viewerPassword,
         IdentitySource identity,
+        Optional<OidcSettings> oidc,
         int failedLoginsBeforeDelay,
         Duration clockSkew,
         RetentionSettings retention,

@@ -46,6 +46,10 @@ public final class CycliumConfigReader {
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
     public static final String SECURITY_IDENTITY = "cyclium.security.identity";
+    public static final String OIDC_ISSUER = "cyclium.security.oidc.issuer";
+    public static final String OIDC_CLIENT_ID = "cyclium.security.oidc.client-id";
+    public static final String OIDC_CLIENT_SECRET = "cyclium.security.oidc.client-secret";
+    public static final String OIDC_GROUPS_CLAIM = "cyclium.security.oidc.groups-claim";
     public static final String FAILED_LOGINS_BEFORE_DELAY = "cyclium.security.failed-logins-before-delay";
     public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
     /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
@@ -135,6 +139,7 @@ public final class CycliumConfigReader {
         Optional<String> viewerPassword = password(VIEWER_PASSWORD, VIEWER_PASSWORD_ENV);
         RetentionSettings retention = retention();
         IdentitySource identitySource = identitySource();
+        Optional<OidcSettings> oidc = oidc(identitySource);
         int failedLogins = (int) number(FAILED_LOGINS_BEFORE_DELAY, 3, 1, 1_000, "failed logins");
 
         if (!problems.isEmpty()) {
@@ -142,7 +147,7 @@ public final class CycliumConfigReader {
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, failedLogins, Duration.ofMillis(skew), retention, tracing);
+                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing);
     }
 
     private RetentionSettings retention() {
@@ -187,12 +192,61 @@ public final class CycliumConfigReader {
         }
         Optional<IdentitySource> parsed = IdentitySource.parse(raw.get());
         if (parsed.isEmpty()) {
-            // LDAP and OpenID Connect come through the server's realm (docs/security.md#identity)
+            // LDAP comes through the server's realm (docs/security.md#identity)
             problems.add(SECURITY_IDENTITY + " = \"" + printable(raw.get()) + "\" is not an identity source: allowed are "
                     + IdentitySource.allowed() + " (for LDAP, configure the server's LDAP realm and choose server)");
             return IdentitySource.BUILTIN;
         }
         return parsed.get();
+    }
+
+    /**
+     * The OpenID Connect client, required (all of issuer, client id and secret) when the identity
+     * source is {@code oidc}, and then checked here rather than at the first login: a typo in the
+     * issuer would otherwise only show as every login failing. Unused otherwise.
+     */
+    private Optional<OidcSettings> oidc(IdentitySource identitySource) {
+        if (identitySource != IdentitySource.OIDC) {
+            return Optional.empty();
+        }
+        String why = " (needed by " + SECURITY_IDENTITY + " = oidc)";
+        Optional<String> issuer = text(OIDC_ISSUER);
+        Optional<String> clientId = text(OIDC_CLIENT_ID);
+        Optional<String> secret = text(OIDC_CLIENT_SECRET);
+        String groupsClaim = text(OIDC_GROUPS_CLAIM).orElse("groups");
+        if (issuer.isEmpty()) {
+            problems.add(OIDC_ISSUER + " is not set" + why + ": the provider's issuer URL, e.g. https://sso.example.com/realms/ops");
+        }
+        if (clientId.isEmpty()) {
+            problems.add(OIDC_CLIENT_ID + " is not set" + why + ": this application's client id at the provider");
+        }
+        if (secret.isEmpty()) {
+            problems.add(OIDC_CLIENT_SECRET + " is not set" + why + ": the client's secret (a confidential client)");
+        }
+        java.net.URI uri = null;
+        if (issuer.isPresent()) {
+            try {
+                uri = new java.net.URI(issuer.get());
+                // the discovery document is <issuer>/.well-known/openid-configuration: nothing may follow the path
+                if (!("https".equalsIgnoreCase(uri.getScheme()) || "http".equalsIgnoreCase(uri.getScheme()))
+                        || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                    throw new java.net.URISyntaxException(issuer.get(), "not an http(s) URL without query or fragment");
+                }
+            } catch (java.net.URISyntaxException e) {
+                problems.add(OIDC_ISSUER + " = \"" + printable(issuer.get()) + "\" is not an issuer URL: allowed is an absolute"
+                        + " http or https URL without query or fragment, e.g. https://sso.example.com/realms/ops");
+                uri = null;
+            }
+        }
+        if (!groupsClaim.matches("[A-Za-z0-9_.:-]{1,128}")) {
+            problems.add(OIDC_GROUPS_CLAIM + " = \"" + printable(groupsClaim) + "\" is not a claim name: allowed are 1-128"
+                    + " letters, digits and _ . : -");
+        }
+        if (uri == null || clientId.isEmpty() || secret.isEmpty()) {
+            return Optional.empty();
+        }
+        String trimmed = uri.toString().replaceAll("/+$", "");
+        return Optional.of(new OidcSettings(java.net.URI.create(trimmed), clientId.get(), secret.get(), groupsClaim));
     }
 
     /** An ISO-8601 duration (PT12H, P7D, P1DT6H) within [min, max]; a problem and the default otherwise. */

@@ -16,7 +16,13 @@ public enum IdentitySource {
      * the security domain of the application): the server checks the password, its groups
      * cyclium-admin and cyclium-viewer are the roles
      */
-    SERVER("server");
+    SERVER("server"),
+    /**
+     * an OpenID Connect provider (Keycloak, Entra ID, …): the console's pages log in through the
+     * provider's login page (authorization-code flow), its groups claim cyclium-admin and
+     * cyclium-viewer are the roles; the API keeps HTTP Basic with the built-in accounts
+     */
+    OIDC("oidc");
 
     private final String wire;
 

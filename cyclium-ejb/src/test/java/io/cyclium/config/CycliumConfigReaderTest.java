@@ -90,8 +90,8 @@ class CycliumConfigReaderTest {
         "cyclium.schema.migrate            | yes     | cyclium.schema.migrate = \"yes\" is not a boolean: allowed are true | false",
         "cyclium.console.admin-password    | short   | cyclium.console.admin-password is too short (5 characters)",
         "cyclium.console.viewer-password   | tiny    | cyclium.console.viewer-password is too short (4 characters)",
-        "cyclium.security.identity         | oidc    | cyclium.security.identity = \"oidc\" is not an identity source: allowed are builtin, server",
-        "cyclium.security.identity         | ldap    | cyclium.security.identity = \"ldap\" is not an identity source: allowed are builtin, server (for LDAP, configure the server's LDAP realm",
+        "cyclium.security.identity         | saml    | cyclium.security.identity = \"saml\" is not an identity source: allowed are builtin, server, oidc",
+        "cyclium.security.identity         | ldap    | cyclium.security.identity = \"ldap\" is not an identity source: allowed are builtin, server, oidc (for LDAP, configure the server's LDAP realm",
     })
     void a_bad_value_fails_with_a_message_naming_property_value_and_range(String property, String value, String message) {
         assertThatThrownBy(() -> read(property, value))
@@ -103,6 +103,37 @@ class CycliumConfigReaderTest {
     void users_come_from_the_built_in_accounts_unless_the_server_realm_is_chosen() {
         assertThat(read().identity()).isEqualTo(IdentitySource.BUILTIN);
         assertThat(read("cyclium.security.identity", " Server ").identity()).isEqualTo(IdentitySource.SERVER);
+    }
+
+    @Test
+    void oidc_takes_the_provider_and_client_from_configuration() {
+        CycliumConfig c = read("cyclium.security.identity", "oidc", "cyclium.security.oidc.issuer", "http://127.0.0.1:8180/realms/ops/",
+                "cyclium.security.oidc.client-id", "cyclium", "cyclium.security.oidc.client-secret", "s3cret-value");
+        assertThat(c.identity()).isEqualTo(IdentitySource.OIDC);
+        OidcSettings oidc = c.oidc().orElseThrow();
+        assertThat(oidc.issuer()).hasToString("http://127.0.0.1:8180/realms/ops");
+        assertThat(oidc.clientId()).isEqualTo("cyclium");
+        assertThat(oidc.clientSecret()).isEqualTo("s3cret-value");
+        assertThat(oidc.groupsClaim()).isEqualTo("groups");
+        assertThat(oidc.toString()).doesNotContain("s3cret-value");
+        assertThat(read("cyclium.security.oidc.issuer", "not checked unless oidc").oidc()).isEmpty();
+    }
+
+    @Test
+    void oidc_without_its_settings_or_with_a_bad_issuer_names_each_problem() {
+        assertThatThrownBy(() -> read("cyclium.security.identity", "oidc"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.security.oidc.issuer is not set (needed by cyclium.security.identity = oidc)")
+                .hasMessageContaining("cyclium.security.oidc.client-id is not set")
+                .hasMessageContaining("cyclium.security.oidc.client-secret is not set");
+        assertThatThrownBy(() -> read("cyclium.security.identity", "oidc", "cyclium.security.oidc.issuer", "sso.example.com/realms/ops",
+                "cyclium.security.oidc.client-id", "cyclium", "cyclium.security.oidc.client-secret", "s3cret-value",
+                "cyclium.security.oidc.groups-claim", "roles of mine"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.security.oidc.issuer = \"sso.example.com/realms/ops\" is not an issuer URL:"
+                        + " allowed is an absolute http or https URL without query or fragment")
+                .hasMessageContaining("cyclium.security.oidc.groups-claim = \"roles of mine\" is not a claim name")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret-value"));
     }
 
     @Test

@@ -86,10 +86,14 @@ class EarSmokeIT {
         smoke("wildfly", Kind.POSTGRESQL);
     }
 
+    /**
+     * Also {@code cyclium.security.identity=server}: the users, the smoke's admin included, are in
+     * the {@code other} domain's ApplicationRealm, whose groups are the roles.
+     */
     @Test
     @Tag("matrix")
-    void wildfly_on_mariadb() {
-        smoke("wildfly", Kind.MARIADB);
+    void wildfly_on_mariadb_with_users_from_its_realm() {
+        smoke("wildfly", Kind.MARIADB, true);
     }
 
     /** A server of this kind on a fresh database in a fresh folder, with the test timings. */
@@ -114,17 +118,28 @@ class EarSmokeIT {
     }
 
     private void smoke(String kind, Kind dbKind) {
+        smoke(kind, dbKind, false);
+    }
+
+    private void smoke(String kind, Kind dbKind, boolean serverRealm) {
         String cell = kind + "-" + dbKind.name().toLowerCase(Locale.ROOT);
         Path dir = SERVERS.resolve("runs").resolve(cell + "-" + UUID.randomUUID().toString().substring(0, 6));
         Instant begin = Instant.now();
         try (ServerDatabase db = ServerDatabase.create(dbKind, dir);
              FullServer server = server(kind, cell, dir, db, Map.of(
+                     "cyclium.security.identity", serverRealm ? "server" : "builtin",
                      "cyclium.demo.enabled", "true",
                      "cyclium.recovery.initial-delay-ms", "2000",
                      "cyclium.recovery.interval-ms", "1000",
                      "cyclium.recovery.stale-after-ms", "120000",
                      "cyclium.episode.shutdown-ms", "3000"))) {
             Path ear = smokeArchive(kind, dir);
+            String viewerPassword = "viewer-" + UUID.randomUUID();
+            if (serverRealm) {
+                WildFlyServer wildfly = (WildFlyServer) server;
+                wildfly.addRealmUser("admin", server.env.get("CYCLIUM_ADMIN_PASSWORD"), "cyclium-admin");
+                wildfly.addRealmUser("bob", viewerPassword, "cyclium-viewer");
+            }
             server.install(ear);
             step(cell, "installed, configured, deployed", begin);
             listensOnlyOnTheBindAddress(server, db);
@@ -151,6 +166,9 @@ class EarSmokeIT {
             assertThat(dashboard.uri().getPath()).endsWith("/index.xhtml");
             assertThat(dashboard.body()).contains(cell);
 
+            if (serverRealm) {
+                usersComeFromTheRealm(server, viewerPassword);
+            }
             seriesAreExportedByName(server);
             step(cell, "event, journal, console login, metrics", begin);
 
@@ -240,6 +258,21 @@ class EarSmokeIT {
         return key;
     }
 
+    /** The realm's viewer reads but gets 403 for a change; the realm's admin acts and is audited; a wrong password is a 401. */
+    private static void usersComeFromTheRealm(FullServer server, String viewerPassword) {
+        String admin = server.env.get("CYCLIUM_ADMIN_PASSWORD");
+        assertThat(server.callAs("bob", viewerPassword, "GET", "api/episodes", null).statusCode()).as("the realm's viewer reads")
+                .isEqualTo(200);
+        HttpResponse<String> bobSwitches = server.callAs("bob", viewerPassword, "PUT", "api/mode", "{\"mode\": \"full\"}");
+        assertThat(bobSwitches.statusCode()).as(bobSwitches.body()).isEqualTo(403);
+        HttpResponse<String> adminSwitches = server.callAs("admin", admin, "PUT", "api/mode", "{\"mode\": \"full\"}");
+        assertThat(adminSwitches.statusCode()).as(adminSwitches.body()).isEqualTo(200);
+        assertThat(server.callAs("bob", viewerPassword, "GET", "api/audit?user=admin&action=node.mode", null).body())
+                .contains("\"user\":\"admin\"").contains("\"outcome\":\"ok\"");
+        assertThat(server.callAs("bob", "not-" + viewerPassword, "GET", "api/episodes", null).statusCode())
+                .as("a wrong password").isEqualTo(401);
+    }
+
     /**
      * Series every server exports once an event's episode ran and the recovery sweep and the
      * workflows' reconcile (every second here) ran, by exact name (a sample of exactly that name:
@@ -257,14 +290,21 @@ class EarSmokeIT {
         String[] text = {""};
         try {
             await("every series of " + SERIES + " at " + metrics, Duration.ofSeconds(60), () -> {
-                HttpResponse<String> r = server.getUnauthenticated(metrics);
-                text[0] = r.statusCode() + "\n" + r.body();
-                return r.statusCode() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
+                HttpReplyText r = server.scrape();
+                text[0] = r.status() + "\n" + r.body();
+                return r.status() == 200 && SERIES.stream().allMatch(s -> sampled(r.body(), s).findAny().isPresent());
             });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; no sample named "
                     + SERIES.stream().filter(s -> sampled(text[0], s).findAny().isEmpty()).toList()
                     + " in the last answer (HTTP " + text[0].lines().findFirst().orElse("?") + ")", e);
+        }
+        if (server instanceof WildFlyServer wildfly) {
+            // configure.sh with CYCLIUM_METRICS_PASSWORD_FILE: the management user "metrics" only
+            HttpReplyText anonymous = HttpReplyText.get(metrics);
+            assertThat(anonymous.status()).as("an anonymous scrape of " + metrics).isEqualTo(401);
+            assertThat(anonymous.body()).doesNotContain("cyclium_");
+            assertThat(wildfly.scrapeAs("not-the-password").status()).as("a wrong metrics password").isEqualTo(401);
         }
         String scrape = text[0];
         assertThat(sampled(scrape, "cyclium_episode_finished_total")).as("labels of cyclium_episode_finished_total")

@@ -169,6 +169,11 @@ abstract class FullServer implements AutoCloseable {
         return send(r.POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** {@link #metrics()} as the operator's scraper sees it (anonymous, unless the server locks it). */
+    HttpReplyText scrape() {
+        return HttpReplyText.get(metrics());
+    }
+
     HttpResponse<String> getUnauthenticated(URI uri) {
         try {
             return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
@@ -181,8 +186,22 @@ abstract class FullServer implements AutoCloseable {
         }
     }
 
+    /** {@code method} on {@code path} of the application as {@code user} (HTTP Basic); a JSON body when not null. */
+    HttpResponse<String> callAs(String user, String password, String method, String path, String json) {
+        HttpRequest.Builder r = HttpRequest.newBuilder(app().resolve(path));
+        if (json != null) {
+            r.header("Content-Type", "application/json");
+        }
+        return send(r.method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json)),
+                user, password);
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request) {
-        String basic = Base64.getEncoder().encodeToString(("admin:" + env.get("CYCLIUM_ADMIN_PASSWORD")).getBytes(StandardCharsets.UTF_8));
+        return send(request, "admin", env.get("CYCLIUM_ADMIN_PASSWORD"));
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String user, String password) {
+        String basic = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         try {
             return http.send(request.header("Authorization", "Basic " + basic).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());

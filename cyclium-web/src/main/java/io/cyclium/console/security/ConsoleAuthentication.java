@@ -3,8 +3,15 @@ package io.cyclium.console.security;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.config.IdentitySource;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
+import jakarta.security.enterprise.AuthenticationException;
 import jakarta.security.enterprise.AuthenticationStatus;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpAuthenticationMechanism;
 import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageContext;
@@ -22,6 +29,7 @@ import java.security.Principal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.UnsupportedCallbackException;
@@ -46,8 +54,17 @@ import javax.security.auth.callback.UnsupportedCallbackException;
  * request without an {@code Authorization} header is a 401, session or not, answered in the API's
  * JSON error body. A change sent from another origin is a 403 before any of this
  * ({@link ApiRequestGuard#isCrossOriginChange}).
+ *
+ * <p>With {@code cyclium.security.identity=oidc} the pages are not this class's: every page
+ * request goes to the OpenID Connect mechanism Jakarta Security made from {@link OidcClient}'s
+ * definition (the provider's login page, the code flow, the session it keeps), and the API stays
+ * here, with HTTP Basic and the built-in accounts — the browser's session must not reach the API
+ * whichever source made it. Two mechanisms are then beans; this one is an alternative with a
+ * priority, so it is the one the container resolves and calls, and it hands over to the other.
  */
 @ApplicationScoped
+@Alternative
+@Priority(Interceptor.Priority.APPLICATION)
 public class ConsoleAuthentication implements HttpAuthenticationMechanism {
 
     static final String LOGIN_PAGE = "/login.xhtml";
@@ -57,6 +74,16 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
 
     @Inject
     CycliumConfig config;
+
+    /**
+     * Where the OpenID Connect mechanism is found: {@code BeanManager.getBeans} lists every bean of
+     * a type, where an {@code Instance} would resolve the ambiguity and offer this alternative only.
+     */
+    @Inject
+    BeanManager beans;
+
+    /** The OpenID Connect mechanism, looked up at its first use (oidc mode only). */
+    private volatile HttpAuthenticationMechanism openId;
 
     /** Failed logins per user and address, on this node (see LoginThrottle). */
     private LoginThrottle throttle;
@@ -71,7 +98,7 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
 
     @Override
     public AuthenticationStatus validateRequest(HttpServletRequest request, HttpServletResponse response,
-                                                HttpMessageContext context) {
+                                                HttpMessageContext context) throws AuthenticationException {
         if (isApi(request) && ApiRequestGuard.isCrossOriginChange(request)) {
             // before any challenge: a 401 would make the browser show a login prompt on the other site's page
             try {
@@ -80,6 +107,9 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
                 // nothing more to tell it: refused either way
             }
             return AuthenticationStatus.SEND_FAILURE;
+        }
+        if (byProvider(request)) {
+            return openId().validateRequest(request, response, context);
         }
         Credential fromForm = context.getAuthParameters().getCredential();
         if (fromForm instanceof UsernamePasswordCredential form) {
@@ -115,6 +145,45 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             return context.doNothing();
         }
         return isApi(request) ? challenge(response, context, ApiRefusals.UNAUTHORIZED) : context.redirect(loginUrl(request));
+    }
+
+    @Override
+    public AuthenticationStatus secureResponse(HttpServletRequest request, HttpServletResponse response,
+            HttpMessageContext context) throws AuthenticationException {
+        return byProvider(request) ? openId().secureResponse(request, response, context)
+                : HttpAuthenticationMechanism.super.secureResponse(request, response, context);
+    }
+
+    @Override
+    public void cleanSubject(HttpServletRequest request, HttpServletResponse response, HttpMessageContext context) {
+        if (byProvider(request)) {
+            openId().cleanSubject(request, response, context);
+        } else {
+            HttpAuthenticationMechanism.super.cleanSubject(request, response, context);
+        }
+    }
+
+    /** A page request in oidc mode: the provider's login decides, not this class. */
+    private boolean byProvider(HttpServletRequest request) {
+        return config.identity() == IdentitySource.OIDC && !isApi(request);
+    }
+
+    private HttpAuthenticationMechanism openId() {
+        HttpAuthenticationMechanism found = openId;
+        if (found == null) {
+            List<Bean<?>> others = beans.getBeans(HttpAuthenticationMechanism.class, Any.Literal.INSTANCE).stream()
+                    .filter(b -> !b.getTypes().contains(ConsoleAuthentication.class)).toList();
+            if (others.size() != 1) {
+                throw new IllegalStateException("cyclium.security.identity=oidc needs exactly one OpenID Connect mechanism"
+                        + " besides ConsoleAuthentication (made from OidcClient's definition), found " + others);
+            }
+            Bean<?> bean = others.get(0);
+            // application scoped on the server's side: a client proxy every caller may share
+            found = (HttpAuthenticationMechanism) beans.getReference(bean, HttpAuthenticationMechanism.class,
+                    beans.createCreationalContext(bean));
+            openId = found;
+        }
+        return found;
     }
 
     /**

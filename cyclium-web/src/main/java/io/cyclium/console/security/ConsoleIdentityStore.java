@@ -48,6 +48,10 @@ public class ConsoleIdentityStore implements IdentityStore {
             viewerPassword = Optional.empty();
             return;
         }
+        if (config.identity() == IdentitySource.OIDC) {
+            LOG.info("Cyclium console: pages log in through the OpenID Connect provider " + config.oidc().map(o -> o.issuer().toString())
+                    .orElse("?") + " (cyclium.security.identity=oidc); the API keeps HTTP Basic with the built-in accounts");
+        }
         String admin = config.adminPassword().orElseGet(() -> {
             byte[] random = new byte[18];
             new SecureRandom().nextBytes(random);
