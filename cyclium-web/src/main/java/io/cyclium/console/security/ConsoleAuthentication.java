@@ -18,7 +18,6 @@ import jakarta.security.enterprise.authentication.mechanism.http.HttpMessageCont
 import jakarta.security.enterprise.credential.Credential;
 import jakarta.security.enterprise.credential.UsernamePasswordCredential;
 import jakarta.security.enterprise.identitystore.CredentialValidationResult;
-import jakarta.security.enterprise.identitystore.IdentityStoreHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.security.auth.message.callback.CallerPrincipalCallback;
@@ -70,7 +69,7 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     static final String LOGIN_PAGE = "/login.xhtml";
 
     @Inject
-    IdentityStoreHandler identities;
+    ConsoleIdentityStore builtIn;
 
     @Inject
     CycliumConfig config;
@@ -193,7 +192,10 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
     private CredentialValidationResult validate(UsernamePasswordCredential credential, HttpServletRequest request,
             HttpMessageContext context) {
         CredentialValidationResult result = config.identity() == IdentitySource.SERVER
-                ? ServerRealm.validate(credential, context) : identities.validate(credential);
+                // the built-in accounts asked directly: through the IdentityStoreHandler every API
+                // request paid a reflective dispatch (IdentityStore.validate(Credential) binds a
+                // method handle per call), about a third of the mechanism's samples in a profile
+                ? ServerRealm.validate(credential, context) : builtIn.validate(credential);
         if (result.getStatus() == CredentialValidationResult.Status.VALID) {
             throttle.succeeded(credential.getCaller(), request.getRemoteAddr());
         } else {
