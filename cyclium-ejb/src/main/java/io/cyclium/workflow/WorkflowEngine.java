@@ -108,25 +108,41 @@ public final class WorkflowEngine {
 
     /**
      * Creates an instance (the whole DAG, or an outcome: its target step and exactly that step's
-     * transitive dependencies) and queues its first steps. Refused with 409 when the workflow
-     * already has an instance in flight for the subject, on any node.
+     * transitive dependencies) and queues its first steps, with their episodes, in one transaction:
+     * the instance is never stored without its first steps (the same statements as
+     * {@link #advance}, on the rows this transaction inserted, which no other transaction sees
+     * before it commits). Refused with 409 when the workflow already has an instance in flight for
+     * the subject, on any node.
      */
     public String start(WorkflowDefinition def, Start start) {
         Prepared p = prepare(def, start);
-        boolean created = tx.inNewTransaction(em -> {
-            boolean inserted = store.insertInstance(em, p.row(), p.steps());
-            if (inserted) {
-                PendingAudit.detail("instance " + p.row().id());
-                PendingAudit.recordIn(em);
+        Optional<Runnable> created = tx.inNewTransaction(em -> {
+            if (!store.insertInstance(em, p.row(), p.steps())) {
+                return Optional.<Runnable>empty();
             }
-            return inserted;
+            PendingAudit.detail("instance " + p.row().id());
+            PendingAudit.recordIn(em);
+            InCommit joined = new InCommit(em);
+            WorkflowEngine here = joinedTo(joined);
+            here.instanceHeld = true; // inserted here: no other transaction sees the row before the commit
+            here.advance(p.row().id());
+            return Optional.<Runnable>of(joined::committed);
         });
-        if (!created) {
+        if (created.isEmpty()) {
             throw inFlight(def, p.row().subject());
         }
         telemetry.count("workflow_instance_started", "workflow", def.id());
-        advance(p.row().id());
+        created.get().run();
         return p.row().id();
+    }
+
+    /** This engine working inside the transaction of {@code joined} (see {@link InCommit}). */
+    private WorkflowEngine joinedTo(InCommit joined) {
+        WorkflowEngine here = new WorkflowEngine(joined, store, queries, definitions, joined.launcher(launcher), clock,
+                joined.telemetry(telemetry), random).tracedBy(tracing);
+        Consumer<Duration> wake = retryStored;
+        here.retryStored = due -> joined.after(() -> wake.accept(due));
+        return here;
     }
 
     /**
@@ -436,10 +452,7 @@ public final class WorkflowEngine {
             return Optional.empty();
         }
         InCommit joined = new InCommit(em);
-        WorkflowEngine here = new WorkflowEngine(joined, store, queries, definitions, joined.launcher(launcher), clock,
-                joined.telemetry(telemetry), random).tracedBy(tracing);
-        Consumer<Duration> wake = retryStored;
-        here.retryStored = due -> joined.after(() -> wake.accept(due));
+        WorkflowEngine here = joinedTo(joined);
         here.instanceHeld = store.holdInFlight(em, event.workflowInstanceId()) == 1;
         here.onFinished(event);
         return Optional.of(joined::committed);

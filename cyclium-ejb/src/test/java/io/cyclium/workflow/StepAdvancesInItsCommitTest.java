@@ -164,6 +164,33 @@ class StepAdvancesInItsCommitTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void an_instance_is_stored_with_its_first_steps_and_their_episodes_in_one_transaction(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b"), step("c", "a", "b")));
+        StepEpisodes episodes = new StepEpisodes(db);
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(db);
+        WorkflowEngine engine = new WorkflowEngine(counted, new WorkflowStore(DatabaseTime.following(db.vendor(), clock), NODE),
+                new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes,
+                clock, telemetry, () -> 0.5);
+
+        String id = engine.start(def, whole());
+
+        assertThat(counted.transactions()).as("instance, steps, first steps queued and their episodes").isEqualTo(1);
+        InstanceRow instance = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
+        assertThat(instance.status()).isEqualTo(InstanceStatus.RUNNING);
+        Map<String, StepRow> steps = new TreeMap<>();
+        db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).steps(em, id)).forEach(s -> steps.put(s.stepId(), s));
+        for (String first : List.of("a", "b")) {
+            assertThat(steps.get(first).state()).isEqualTo(StepState.RUNNING);
+            assertThat(steps.get(first).episodeId()).isEqualTo(episodes.only(first, 1).episodeId());
+        }
+        assertThat(steps.get("c").state()).isEqualTo(StepState.PENDING);
+        assertThat(telemetry.count("workflow_instance_started")).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void the_terminal_event_of_a_step_advanced_in_its_commit_says_so_and_the_engine_does_nothing_more_for_it(Vendor vendor) {
         Rig rig = new Rig(vendor, diamond());
         String id = rig.engine.start(rig.def, whole());
