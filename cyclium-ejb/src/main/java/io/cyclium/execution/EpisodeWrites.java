@@ -277,7 +277,11 @@ final class EpisodeWrites {
         List<Optional<Runnable>> advanced = new ArrayList<>(1);
         Reruns reruns = new Reruns();
         try {
-            boolean done = inTransaction(what, em -> {
+            // A step's advancement holds its instance's row and runs a dozen statements: in a shared
+            // batch it would keep every other write of the batch waiting on that row (another node's
+            // batch advancing the same instance) and run one unit after the other on the single
+            // writer thread. It takes a transaction of its own, on this task's thread.
+            boolean done = inTransaction(what, ending != null, em -> {
                 advanced.clear();
                 if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
                     // the earlier run committed (its answer was lost): its settlement stands as it
@@ -325,13 +329,22 @@ final class EpisodeWrites {
      * on, and the work resets what it captured) instead of ending the episode as a crash.
      */
     private <T> T inTransaction(Supplier<String> what, Function<EntityManager, T> work) {
+        return inTransaction(what, false, work);
+    }
+
+    /** {@link #inTransaction}; {@code alone}: in a transaction of its own, never in a shared batch (a deadlock victim still runs again). */
+    private <T> T inTransaction(Supplier<String> what, boolean alone, Function<EntityManager, T> work) {
         // tracing off: no span, and the description is never built
         TraceSpan span = trace == TraceSpan.NONE ? TraceSpan.NONE : trace.child("cyclium journal write", SpanAttributes.WRITE, what.get());
+        Supplier<T> once = alone
+                ? () -> io.cyclium.store.DeadlockRetry.inNewTransaction(env.tx(), work, attempt -> LOG.fine(() ->
+                        "Episode " + episodeId + ": its terminal write was a deadlock victim (attempt " + attempt + ")"))
+                : () -> env.tx().inGroupTransaction(work);
         try {
             if (retry == null) {
-                return env.tx().inGroupTransaction(work);
+                return once.get();
             }
-            return retry.run(what, () -> env.tx().inGroupTransaction(work));
+            return retry.run(what, once::get);
         } catch (RuntimeException | Error e) {
             span.failed(e.getClass().getSimpleName());
             throw e;
