@@ -42,6 +42,9 @@ import java.util.Optional;
  *                               which runs on the database clock) to prove drift changes nothing
  * @param retention              windows, time of day and chunk size of the retention job
  * @param tracing                whether episodes and workflows make spans ({@code otel.sdk.disabled=false})
+ * @param workflowAdvanceInCommit whether a workflow step's terminal write also records the step and
+ *                               advances its instance in its transaction (false: after the commit,
+ *                               from the terminal event, in transactions of their own)
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -74,7 +77,8 @@ public record CycliumConfig(
         int failedLoginsBeforeDelay,
         Duration clockSkew,
         RetentionSettings retention,
-        boolean tracing) {
+        boolean tracing,
+        boolean workflowAdvanceInCommit) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
@@ -89,6 +93,7 @@ public record CycliumConfig(
                 + ", demoEnabled=" + demoEnabled + ", workClaimsEnabled=" + workClaimsEnabled
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
-                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing + "]";
+                + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing
+                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + "]";
     }
 }

@@ -44,6 +44,7 @@ public final class CycliumConfigReader {
     public static final String EXECUTOR_THREADS = "cyclium.episode.executor-threads";
     public static final String GROUP_COMMIT_MAX = "cyclium.episode.group-commit-max";
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
+    public static final String WORKFLOW_ADVANCE_IN_COMMIT = "cyclium.workflow.advance-in-commit";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
     public static final String SECURITY_IDENTITY = "cyclium.security.identity";
     public static final String OIDC_ISSUER = "cyclium.security.oidc.issuer";
@@ -113,6 +114,7 @@ public final class CycliumConfigReader {
         boolean demo = bool(DEMO_ENABLED, false);
         boolean tracing = !bool(OTEL_SDK_DISABLED, true);
         boolean claims = bool(CLAIMS_ENABLED, true);
+        boolean advanceInCommit = bool(WORKFLOW_ADVANCE_IN_COMMIT, false);
         int lease = (int) number(LEASE_SECONDS, 120, 3, 86_400, "seconds");
         long minTick = number(HEARTBEAT_MIN_TICK_MS, 1000, 100, 60_000, "milliseconds");
         if (lease * 1000L / 3 < minTick && problems.stream().noneMatch(p -> p.startsWith(LEASE_SECONDS))) {
@@ -147,7 +149,8 @@ public final class CycliumConfigReader {
         }
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
-                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing);
+                shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing,
+                advanceInCommit);
     }
 
     private RetentionSettings retention() {

@@ -44,6 +44,8 @@ import java.util.logging.Logger;
  *     (including A → B → A) delivers nothing.</li>
  * <li>Every terminal status change is guarded on {@code running} and fires {@link EpisodeFinished}
  *     once, after commit — on the {@code done} path too.</li>
+ * <li>A workflow step's terminal write also records the step and advances its instance, in the same
+ *     transaction ({@link StepAdvancement}); its event then says so, and the engine skips it.</li>
  * </ul>
  */
 public final class EpisodeTask implements Runnable {
@@ -123,6 +125,9 @@ public final class EpisodeTask implements Runnable {
             return Outcome.NOT_RUNNABLE;
         }
         writes = new EpisodeWrites(env, episodeId, s.nextStepNo());
+        if (s.workflowInstanceId() != null && s.workflowStepId() != null) {
+            writes.forWorkflowStep(s.ref().actorId(), s.ref().expectationId(), s.workflowInstanceId(), s.workflowStepId());
+        }
         if (!env.tracing().on()) {
             return execute(s);
         }
@@ -399,8 +404,9 @@ public final class EpisodeTask implements Runnable {
                     s.ref().actorId(), "expectation", s.ref().expectationId(), "status", status.wire());
         }
         try {
-            env.finished().accept(new EpisodeFinished(episodeId, s.ref().actorId(), s.ref().expectationId(), status.wire(),
-                    errorClass, s.workflowInstanceId(), s.workflowStepId()));
+            EpisodeFinished event = new EpisodeFinished(episodeId, s.ref().actorId(), s.ref().expectationId(), status.wire(),
+                    errorClass, s.workflowInstanceId(), s.workflowStepId());
+            env.finished().accept(writes.advancedInCommit() ? event.advanced() : event);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Episode " + episodeId + ": a listener of its terminal event failed", e);
         }

@@ -2,6 +2,7 @@ package io.cyclium.execution;
 
 import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.store.Jsons;
+import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.StepKind;
@@ -10,6 +11,8 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.Optional;
@@ -39,6 +42,9 @@ final class EpisodeWrites {
     private boolean mayBeQueued;
     private TraceSpan trace = TraceSpan.NONE;
     private WriteRetry retry;
+    /** The terminal event of this episode's workflow step, less its status (null: not a workflow step). */
+    private EpisodeFinished stepEnding;
+    private boolean advancedInCommit;
 
     EpisodeWrites(TaskEnvironment env, String episodeId, int firstStepNo) {
         this.env = env;
@@ -68,6 +74,20 @@ final class EpisodeWrites {
     /** How a write that could not reach the database is tried again (none: one try, as in tools and tests). */
     void retrying(WriteRetry retry) {
         this.retry = retry;
+    }
+
+    /**
+     * The episode runs step {@code stepId} of workflow instance {@code instanceId}: its terminal
+     * write (finish or end) also records the step and advances the instance, in its transaction
+     * ({@link TaskEnvironment#advancement}).
+     */
+    void forWorkflowStep(String actorId, String expectationId, String instanceId, String stepId) {
+        this.stepEnding = new EpisodeFinished(episodeId, actorId, expectationId, null, null, instanceId, stepId);
+    }
+
+    /** True once a terminal write committed with its workflow step recorded and its instance advanced. */
+    boolean advancedInCommit() {
+        return advancedInCommit;
     }
 
     /** True once a terminal write committed together with the lease's settlement. */
@@ -103,6 +123,16 @@ final class EpisodeWrites {
             progressed(no, kind);
         }
         return written;
+    }
+
+    /** What an advancement does once its transaction committed; never fails the episode, whose write stands. */
+    private void afterCommit(Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            LOG.log(java.util.logging.Level.WARNING, "Episode " + episodeId + ": its workflow step advanced, but what"
+                    + " follows its commit failed (the next steps' episodes are stored; recovery starts them)", e);
+        }
     }
 
     /** Tells listeners (open console pages) of a committed row; never fails the step that wrote it. */
@@ -165,7 +195,7 @@ final class EpisodeWrites {
     boolean block(String stateJson, int stateVersion, String kind, JsonObject detail, int turns) {
         int cpNo = stepNo; // checkpoint numbers only need to grow; reuse the step number
         int no = stepNo++;
-        boolean blocked = rowThenJournal(() -> "block at step " + no, no, kind, true, null, em -> {
+        boolean blocked = rowThenJournal(() -> "block at step " + no, no, kind, true, null, null, em -> {
             if (env.store().block(em, episodeId, turns) != 1) {
                 return false;
             }
@@ -191,7 +221,8 @@ final class EpisodeWrites {
                 ? StepKind.EPISODE_COMPLETED : StepKind.EPISODE_FAILED;
         int no = stepNo++;
         boolean success = status != EpisodeStatus.FAILED;
-        return rowThenJournal(() -> "finish " + status.wire() + " at step " + no, no, kind, success, success ? null : "episode failed", em -> {
+        return rowThenJournal(() -> "finish " + status.wire() + " at step " + no, no, kind, success, success ? null : "episode failed",
+                ending(status, errorClass), em -> {
             if (env.store().finish(em, episodeId, status, turns, summary, errorClass, null, checkpointsExist) == 0) {
                 return false;
             }
@@ -210,31 +241,52 @@ final class EpisodeWrites {
         int no = stepNo++;
         boolean success = status != EpisodeStatus.FAILED;
         return rowThenJournal(() -> "end " + status.wire() + " at step " + no, no, StepKind.EPISODE_FAILED, success,
-                success ? null : "episode failed", em -> {
+                success ? null : "episode failed", ending(status, errorClass), em -> {
             int updated = env.store().finish(em, episodeId, status, turns, null, errorClass, message, checkpointsExist);
             env.store().journal(em, episodeId, no, StepKind.EPISODE_FAILED, env.node(), detail, errorClass, null, null);
             return updated == 1;
         });
     }
 
+    /** The terminal event of this episode's workflow step with its status; null when it runs no step. */
+    private EpisodeFinished ending(EpisodeStatus status, String errorClass) {
+        EpisodeFinished e = stepEnding;
+        return e == null ? null : new EpisodeFinished(episodeId, e.actorId(), e.expectationId(), status.wire(), errorClass,
+                e.workflowInstanceId(), e.workflowStepId());
+    }
+
     /**
      * Runs a terminal write and, when the write went through, settles the lease in the same
-     * transaction, last (lock order: episode row, journal, claim — the drain's order too). A lease
-     * that moved on (another node took the key at a higher fence) undoes the whole write: that node
-     * owns the episode now. A deadlock victim is run again (see {@link #inTransaction}).
+     * transaction (lock order: episode row, journal, claim — the drain's order too). A lease that
+     * moved on (another node took the key at a higher fence) undoes the whole write: that node owns
+     * the episode now. A deadlock victim is run again (see {@link #inTransaction}).
+     *
+     * <p>{@code ending} (a workflow step's episode ending): last in the same transaction, the step's
+     * outcome is recorded and its instance advanced — the next steps' episodes stored with their
+     * leases — after the lease (lock order: episode row, journal, claim, instance, steps). What that
+     * does outside the database runs once the transaction has committed; a run that did not commit
+     * leaves nothing behind (each run starts afresh, see {@link StepAdvancement}).
      */
     private boolean rowThenJournal(Supplier<String> what, int no, String kind, boolean success, String failDetail,
-            Function<EntityManager, Boolean> work) {
+            EpisodeFinished ending, Function<EntityManager, Boolean> work) {
         HeldClaim settling = claim;
         if (settling != null) {
             env.claims().settling(settling);
         }
         boolean[] settledHere = new boolean[1];
+        List<Optional<Runnable>> advanced = new ArrayList<>(1);
         Reruns reruns = new Reruns();
         try {
-            boolean done = inTransaction(what, em -> {
+            // A step's advancement holds its instance's row and runs a dozen statements: in a shared
+            // batch it would keep every other write of the batch waiting on that row (another node's
+            // batch advancing the same instance) and run one unit after the other on the single
+            // writer thread. It takes a transaction of its own, on this task's thread.
+            boolean done = inTransaction(what, ending != null, em -> {
+                advanced.clear();
                 if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
-                    // the earlier run committed (its answer was lost): its settlement stands as it was
+                    // the earlier run committed (its answer was lost): its settlement stands as it
+                    // was, and so does its advancement (what it would have started after its commit
+                    // is left to recovery: the next steps' rows are stored, their first leases lapse)
                     return true;
                 }
                 settledHere[0] = false;
@@ -248,10 +300,17 @@ final class EpisodeWrites {
                     }
                     settledHere[0] = settled.isPresent();
                 }
+                if (ending != null) {
+                    advanced.add(env.advancement().inTerminalWrite(em, ending));
+                }
                 reruns.ran(em);
                 return true;
             });
             claimSettled = done && settledHere[0];
+            if (done && !advanced.isEmpty() && advanced.get(0).isPresent()) {
+                advancedInCommit = true;
+                afterCommit(advanced.get(0).get());
+            }
             return done;
         } catch (Undo undone) {
             LOG.info(() -> "Episode " + episodeId + ": " + undone.getMessage() + "; standing down");
@@ -270,13 +329,22 @@ final class EpisodeWrites {
      * on, and the work resets what it captured) instead of ending the episode as a crash.
      */
     private <T> T inTransaction(Supplier<String> what, Function<EntityManager, T> work) {
+        return inTransaction(what, false, work);
+    }
+
+    /** {@link #inTransaction}; {@code alone}: in a transaction of its own, never in a shared batch (a deadlock victim still runs again). */
+    private <T> T inTransaction(Supplier<String> what, boolean alone, Function<EntityManager, T> work) {
         // tracing off: no span, and the description is never built
         TraceSpan span = trace == TraceSpan.NONE ? TraceSpan.NONE : trace.child("cyclium journal write", SpanAttributes.WRITE, what.get());
+        Supplier<T> once = alone
+                ? () -> io.cyclium.store.DeadlockRetry.inNewTransaction(env.tx(), work, attempt -> LOG.fine(() ->
+                        "Episode " + episodeId + ": its terminal write was a deadlock victim (attempt " + attempt + ")"))
+                : () -> env.tx().inGroupTransaction(work);
         try {
             if (retry == null) {
-                return env.tx().inGroupTransaction(work);
+                return once.get();
             }
-            return retry.run(what, () -> env.tx().inGroupTransaction(work));
+            return retry.run(what, once::get);
         } catch (RuntimeException | Error e) {
             span.failed(e.getClass().getSimpleName());
             throw e;

@@ -17,10 +17,19 @@ import java.util.function.Consumer;
  * @param writePatience how long a task tries one of its writes again while the database cannot be
  *                      reached before it gives the episode up to recovery ({@link WriteRetry}); zero: one try
  * @param tracing       spans of runs, steps, writes and deliveries ({@link Tracing#OFF}: none)
+ * @param advancement   what a workflow step's terminal write also does in its transaction
+ *                      ({@link StepAdvancement#NONE}: nothing, the terminal event does it after)
  */
 public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
         ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
-        Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing) {
+        Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing, StepAdvancement advancement) {
+
+    public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
+            Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
+            Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing) {
+        this(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, writePatience, tracing,
+                StepAdvancement.NONE);
+    }
 
     public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
             Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
@@ -37,13 +46,19 @@ public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategi
     /** The same environment with another patience for writes. */
     public TaskEnvironment withWritePatience(Duration patience) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                patience, tracing);
+                patience, tracing, advancement);
     }
 
     /** The same environment with spans. */
     public TaskEnvironment withTracing(Tracing other) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                writePatience, other);
+                writePatience, other, advancement);
+    }
+
+    /** The same environment whose workflow steps' terminal writes advance their instances with {@code other}. */
+    public TaskEnvironment withAdvancement(StepAdvancement other) {
+        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
+                writePatience, tracing, other);
     }
 
     /** Without anyone told of journal rows as they are written (tests, tools). */

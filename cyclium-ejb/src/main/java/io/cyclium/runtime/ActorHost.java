@@ -23,6 +23,7 @@ import io.cyclium.episode.EpisodeStore;
 import io.cyclium.execution.TaskEnvironment;
 import io.cyclium.execution.LocalRunner;
 import io.cyclium.execution.RunControl;
+import io.cyclium.execution.StepAdvancement;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.node.NodeModes;
 import io.cyclium.episode.TriggerRequestStore;
@@ -122,6 +123,8 @@ public class ActorHost {
     private volatile ScheduledTriggers schedules;
     private volatile EpisodeStore store;
     private volatile GroupCommit groupCommit;
+    /** The workflow engine's advancement in a step's terminal write, once the workflows are wired (none before). */
+    private volatile StepAdvancement advancement = StepAdvancement.NONE;
 
     /** Builds the runtimes and arms schedules. Called once by {@link ActorBootstrap} after the node row exists. */
     public synchronized void start() {
@@ -143,7 +146,9 @@ public class ActorHost {
         // be taken from it before it has lapsed), then gives the episode up to recovery.
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
-                Duration.ofSeconds(2L * config.leaseSeconds()), tracing);
+                Duration.ofSeconds(2L * config.leaseSeconds()), tracing)
+                // read at each terminal write: the workflows are wired after the runtimes start
+                .withAdvancement((em, finished) -> advancement.inTerminalWrite(em, finished));
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
@@ -167,6 +172,14 @@ public class ActorHost {
         runtimes.values().forEach(schedules::arm);
         LOG.info(() -> "Cyclium node " + identity.name() + " runs actors " + runtimes.keySet()
                 + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));
+    }
+
+    /**
+     * What a workflow step's terminal write does in its transaction from now on (the workflow
+     * engine's: record the step, advance the instance, store the next steps' episodes).
+     */
+    public void advanceStepsWith(StepAdvancement advancement) {
+        this.advancement = advancement == null ? StepAdvancement.NONE : advancement;
     }
 
     private volatile boolean draining;

@@ -74,6 +74,13 @@ public final class WorkflowEngine {
     private volatile Consumer<Duration> retryStored = in -> { };
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
     private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
+    /**
+     * This engine works inside one step's terminal write, which holds the instance's row since
+     * before it read it ({@link #finishInCommit}): what it read of the instance cannot change
+     * until it commits, so it decides on what it read and wrote without reading it again, and a
+     * launch needs no hold of its own.
+     */
+    private boolean instanceHeld;
 
     public WorkflowEngine(Tx tx, WorkflowStore store, WorkflowQueries queries,
             Function<String, Optional<WorkflowDefinition>> definitions, StepLauncher launcher, Clock clock,
@@ -101,25 +108,41 @@ public final class WorkflowEngine {
 
     /**
      * Creates an instance (the whole DAG, or an outcome: its target step and exactly that step's
-     * transitive dependencies) and queues its first steps. Refused with 409 when the workflow
-     * already has an instance in flight for the subject, on any node.
+     * transitive dependencies) and queues its first steps, with their episodes, in one transaction:
+     * the instance is never stored without its first steps (the same statements as
+     * {@link #advance}, on the rows this transaction inserted, which no other transaction sees
+     * before it commits). Refused with 409 when the workflow already has an instance in flight for
+     * the subject, on any node.
      */
     public String start(WorkflowDefinition def, Start start) {
         Prepared p = prepare(def, start);
-        boolean created = tx.inNewTransaction(em -> {
-            boolean inserted = store.insertInstance(em, p.row(), p.steps());
-            if (inserted) {
-                PendingAudit.detail("instance " + p.row().id());
-                PendingAudit.recordIn(em);
+        Optional<Runnable> created = tx.inNewTransaction(em -> {
+            if (!store.insertInstance(em, p.row(), p.steps())) {
+                return Optional.<Runnable>empty();
             }
-            return inserted;
+            PendingAudit.detail("instance " + p.row().id());
+            PendingAudit.recordIn(em);
+            InCommit joined = new InCommit(em);
+            WorkflowEngine here = joinedTo(joined);
+            here.instanceHeld = true; // inserted here: no other transaction sees the row before the commit
+            here.advance(p.row().id());
+            return Optional.<Runnable>of(joined::committed);
         });
-        if (!created) {
+        if (created.isEmpty()) {
             throw inFlight(def, p.row().subject());
         }
         telemetry.count("workflow_instance_started", "workflow", def.id());
-        advance(p.row().id());
+        created.get().run();
         return p.row().id();
+    }
+
+    /** This engine working inside the transaction of {@code joined} (see {@link InCommit}). */
+    private WorkflowEngine joinedTo(InCommit joined) {
+        WorkflowEngine here = new WorkflowEngine(joined, store, queries, definitions, joined.launcher(launcher), clock,
+                joined.telemetry(telemetry), random).tracedBy(tracing);
+        Consumer<Duration> wake = retryStored;
+        here.retryStored = due -> joined.after(() -> wake.accept(due));
+        return here;
     }
 
     /**
@@ -239,8 +262,17 @@ public final class WorkflowEngine {
      * when only approval-gated steps could run. Safe to call any number of times from any node.
      */
     public void advance(String instanceId) {
+        advance(instanceId, null);
+    }
+
+    /**
+     * {@link #advance(String)} from {@code known}, the instance and its steps as this engine's
+     * transaction left them (only while it holds the instance's row: {@link #instanceHeld}), or
+     * from what it reads when null.
+     */
+    private void advance(String instanceId, InstanceAndSteps known) {
         // the instance and its steps in one transaction (two reads, one round of BEGIN/COMMIT)
-        InstanceAndSteps read = tx.inNewTransaction(em -> queries.instance(em, instanceId)
+        InstanceAndSteps read = known != null ? known : tx.inNewTransaction(em -> queries.instance(em, instanceId)
                 .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
         if (read == null) {
             return;
@@ -299,7 +331,8 @@ public final class WorkflowEngine {
             return;
         }
         if (steps.stream().allMatch(StepRow::finishedForGood)) {
-            complete(instance, def.get(), steps);
+            // the statistics need the times the database wrote: steps known only in memory are read
+            complete(instance, def.get(), known == null ? steps : tx.inNewTransaction(em -> queries.steps(em, instanceId)));
         }
     }
 
@@ -358,7 +391,9 @@ public final class WorkflowEngine {
     private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), attempt);
         // the dependencies' summaries are read in the launch's own transaction, after the hold
-        StepLauncher.Launch launch = tx.inNewTransaction(em -> store.holdRunning(em, instance.id()) == 0
+        // held already (and read running under the hold) when this engine works in a terminal write
+        boolean held = instanceHeld && InstanceStatus.RUNNING.equals(instance.status());
+        StepLauncher.Launch launch = tx.inNewTransaction(em -> !held && store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
                 : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId),
                         instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
@@ -395,9 +430,37 @@ public final class WorkflowEngine {
 
     // ---- terminal events ---------------------------------------------------------------------
 
+    /**
+     * A step episode is ending: inside its terminal write's transaction {@code em} (after the
+     * episode row, its journal row and its lease), records the step's outcome, advances the
+     * instance and stores the next steps' episodes with their leases — what {@link #onFinished}
+     * does after the commit, here as part of it, with the same guarded statements. So the step is
+     * never done without its successors stored: a node that dies before the commit leaves the step
+     * running (recovery runs the episode again), after it leaves both.
+     *
+     * <p>The instance row is held first ({@link WorkflowStore#holdInFlight}): two steps of one
+     * instance ending at once on two nodes (or in two transactions of one) would otherwise each read
+     * the other still running, and neither would queue the step that waits for both. Holding it,
+     * the second waits for the first to commit and then reads its outcome.
+     *
+     * <p>Returns what to run once the transaction committed (metrics, cancels of other steps'
+     * episodes after an abort, the retry timer's wake-up). May run more than once for one episode
+     * (the caller's transaction failed and runs again): each run starts from what is stored.
+     */
+    public Optional<Runnable> finishInCommit(EntityManager em, EpisodeFinished event) {
+        if (event.workflowInstanceId() == null || event.workflowStepId() == null) {
+            return Optional.empty();
+        }
+        InCommit joined = new InCommit(em);
+        WorkflowEngine here = joinedTo(joined);
+        here.instanceHeld = store.holdInFlight(em, event.workflowInstanceId()) == 1;
+        here.onFinished(event);
+        return Optional.of(joined::committed);
+    }
+
     /** A step episode ended (the CDI event after its terminal commit, or a replay by reconcile). */
     public void onFinished(EpisodeFinished event) {
-        if (event.workflowInstanceId() == null || event.workflowStepId() == null) {
+        if (event.workflowInstanceId() == null || event.workflowStepId() == null || event.advancedInCommit()) {
             return;
         }
         String instanceId = event.workflowInstanceId();
@@ -422,16 +485,37 @@ public final class WorkflowEngine {
             }
             tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, unattached.stepId(), unattached.attempt(),
                     event.episodeId(), false));
-            step = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream()
-                    .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
+            List<StepRow> again = tx.inNewTransaction(em -> queries.steps(em, instanceId));
+            read = new InstanceAndSteps(read.instance(), again);
+            step = again.stream().filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
         }
         if (!event.episodeId().equals(step.episodeId()) || !step.active()) {
             return; // an older attempt's episode, or another engine handled it already
         }
-        finished(read.instance(), step, event);
+        finished(read, step, event);
     }
 
-    private void finished(InstanceRow instance, StepRow step, EpisodeFinished event) {
+    /**
+     * What advancing may start from after {@code step} ended as {@code state}: the instance and
+     * steps as read, with that step as written — when this engine holds the instance's row since
+     * it read them; null (read them again) otherwise.
+     */
+    private InstanceAndSteps afterEnding(InstanceAndSteps read, StepRow step, String state, boolean retryDue) {
+        if (!instanceHeld) {
+            return null;
+        }
+        List<StepRow> steps = new ArrayList<>(read.steps().size());
+        for (StepRow s : read.steps()) {
+            // only the fields advancing decides on: the state, and whether a retry is due (its time is the database's)
+            steps.add(!s.stepId().equals(step.stepId()) ? s : new StepRow(s.instanceId(), s.stepId(), state, s.attempt(),
+                    s.maxAttempts(), s.critical(), retryDue ? LocalDateTime.MAX : null, s.approvedAt(), s.episodeId(),
+                    s.queuedAt(), s.startedAt(), s.finishedAt(), s.runMs(), s.errorClass(), s.errorDetail(), s.version() + 1));
+        }
+        return new InstanceAndSteps(read.instance(), steps);
+    }
+
+    private void finished(InstanceAndSteps read, StepRow step, EpisodeFinished event) {
+        InstanceRow instance = read.instance();
         String instanceId = step.instanceId();
         Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
         if (def.isEmpty()) {
@@ -447,7 +531,7 @@ public final class WorkflowEngine {
             if (won == 1) {
                 telemetry.time("workflow_step_duration", Duration.ofMillis(ms), "workflow", instance.workflowId(), "step", sd.id());
             }
-            advance(instanceId);
+            advance(instanceId, won == 1 ? afterEnding(read, step, StepState.COMPLETED, false) : null);
             return;
         }
         boolean abandoned = !instance.inFlight();
@@ -471,8 +555,10 @@ public final class WorkflowEngine {
         }
         if (due == null && sd.critical() && !abandoned) {
             onCriticalFailure(instance.id(), sd, cause);
+            advance(instanceId); // the instance may have moved: read it again
+            return;
         }
-        advance(instanceId);
+        advance(instanceId, afterEnding(read, step, StepState.FAILED, due != null));
     }
 
     private void onCriticalFailure(String instanceId, StepDefinition sd, String cause) {

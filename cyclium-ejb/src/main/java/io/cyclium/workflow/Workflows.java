@@ -103,6 +103,10 @@ public class Workflows {
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
                 telemetry, random::nextDouble).tracedBy(tracing);
         engine.onRetryStored(alarm::wake);
+        if (config.workflowAdvanceInCommit()) {
+            // from now on a step's terminal write records the step and advances its instance itself
+            host.advanceStepsWith(engine::finishInCommit);
+        }
     }
 
     WorkflowEngine engine() {
@@ -133,8 +137,8 @@ public class Workflows {
 
     /** A step's episode ended on this node (after its terminal commit). Never throws into the task. */
     void onFinished(@Observes EpisodeFinished event) {
-        if (event.workflowInstanceId() == null) {
-            return;
+        if (event.workflowInstanceId() == null || event.advancedInCommit()) {
+            return; // not a step, or advanced in the step's own terminal write
         }
         BackgroundPass.run("workflow_advance", LOG, telemetry, () -> "Workflow instance " + event.workflowInstanceId()
                 + " could not advance after episode " + event.episodeId() + " of step " + event.workflowStepId()

@@ -12,15 +12,13 @@ import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.RunSnapshot;
-import io.cyclium.episode.Step;
-import io.cyclium.episode.StepContext;
-import io.cyclium.episode.Strategy;
 import io.cyclium.episode.TriggerInfo;
 import io.cyclium.episode.TriggerRequestStore;
 import io.cyclium.keys.EpisodeRef;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.store.GroupCommit;
 import io.cyclium.store.Tx;
+import io.cyclium.testing.DoneAtOnce;
 import io.cyclium.testing.MutableClock;
 import io.cyclium.testing.StatementCountingTx;
 import io.cyclium.testing.TestDatabase.Vendor;
@@ -66,24 +64,6 @@ class LeanWritePathTest {
         groupCommits.forEach(GroupCommit::close);
     }
 
-    /** Done at once. */
-    static final class Trivial implements Strategy<String> {
-        @Override
-        public Class<String> stateType() {
-            return String.class;
-        }
-
-        @Override
-        public String init(TriggerInfo trigger, StepContext context) {
-            return "";
-        }
-
-        @Override
-        public Step decide(String state, StepContext context) {
-            return Step.done("ok");
-        }
-    }
-
     final class Rig {
         final TestJpa jpa;
         final StatementCountingTx tx;
@@ -104,10 +84,10 @@ class LeanWritePathTest {
             tx = new StatementCountingTx(jpa);
             store = new EpisodeStore(jpa.vendor());
             gate = new LeasedClaimGate(new JpaWorkClaims(tx, jpa.vendor(), Telemetry.NOOP), NODE, 30, Telemetry.NOOP);
-            ExpectationDefinition exp = new ExpectationDefinition("lean_actor", "trivial", Trivial.class, List.of(),
+            ExpectationDefinition exp = new ExpectationDefinition("lean_actor", "trivial", DoneAtOnce.class, List.of(),
                     Optional.empty(), Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
                     new Budget(10, Duration.ofMinutes(1)), 0, Duration.ofMinutes(1), null);
-            Trivial strategy = new Trivial();
+            DoneAtOnce strategy = new DoneAtOnce();
             StrategyLookup lookup = new OneStrategy(exp, strategy);
             Tx writes = tx;
             if (grouped) {

@@ -5,7 +5,7 @@ import io.cyclium.episode.Strategy;
 import java.util.Optional;
 
 /** A node that declares one expectation, run by one strategy instance: what a test's task looks up. */
-record OneStrategy(ExpectationDefinition declared, Strategy<?> runs) implements StrategyLookup {
+public record OneStrategy(ExpectationDefinition declared, Strategy<?> runs) implements StrategyLookup {
 
     @Override
     public Optional<ExpectationDefinition> expectation(String actorId, String expectationId) {

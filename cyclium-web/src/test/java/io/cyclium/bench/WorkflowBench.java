@@ -35,6 +35,11 @@ import java.util.Map;
  * </ul>
  * Each phase then checks every instance completed with exactly one episode per step.
  *
+ * <p>{@code -Dbench.modes=after-commit,in-commit} runs each round once per mode, interleaved, each on a
+ * node of its own over the same PostgreSQL: {@code in-commit} (the default) advances a step in its
+ * episode's terminal write, {@code after-commit} the way before 2026-12-05
+ * ({@code cyclium.workflow.advance-in-commit=false}: after the commit, from the terminal event).
+ *
  * <pre>mvn -q -B -o -pl cyclium-ejb,cyclium-web package -DskipTests dependency:build-classpath \
  *     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
  * cd cyclium-web && java -Dbench.rounds=2 -cp target/test-classes:target/classes:$(cat target/bench-cp.txt) \
@@ -50,6 +55,7 @@ public final class WorkflowBench {
     private static final int LATENCY_INSTANCES = Integer.getInteger("bench.latency-instances", 200);
     private static final int LATENCY_INFLIGHT = Integer.getInteger("bench.latency-inflight", 2);
     private static final Duration PHASE_LIMIT = Duration.ofMinutes(20);
+    private static final List<String> MODES = List.of(System.getProperty("bench.modes", "in-commit").split(","));
 
     /** Each step's predecessors: the edges whose latency is measured. */
     private static final Map<String, List<String>> EDGES = Map.of("a", List.of("start"), "b", List.of("start"),
@@ -65,54 +71,68 @@ public final class WorkflowBench {
         try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench-workflow").toAbsolutePath())) {
             System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on)");
             for (int round = 1; round <= ROUNDS; round++) {
-                System.out.println("[bench] round " + round + " of " + ROUNDS + " (" + Runtime.getRuntime().availableProcessors()
-                        + " cores, shared with other work)");
-                oneRound(pg, war, round, figures);
+                for (String mode : MODES) {
+                    String m = mode.trim();
+                    if (!m.equals("in-commit") && !m.equals("after-commit")) {
+                        throw new IllegalArgumentException("bench.modes: \"" + m + "\" is neither in-commit nor after-commit");
+                    }
+                    System.out.println("[bench] round " + round + " of " + ROUNDS + ", advancing " + m + " ("
+                            + Runtime.getRuntime().availableProcessors() + " cores, shared with other work)");
+                    oneRound(pg, war, round, m, figures);
+                }
             }
         }
         BenchClients.printSummary(ROUNDS + " round(s)", figures);
     }
 
-    private static void oneRound(OwnPostgres pg, Path war, int round, Map<String, List<Double>> figures) throws Exception {
+    private static void oneRound(OwnPostgres pg, Path war, int round, String mode, Map<String, List<Double>> figures)
+            throws Exception {
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit().node("wf-a");
         ThroughputBench.TIMINGS.forEach(b::env); // production timings, not the harness's failover ones
+        b.env("CYCLIUM_WORKFLOW_ADVANCE_IN_COMMIT", String.valueOf(mode.equals("in-commit")));
         try (ClusterHarness cluster = b.start()) {
             ClusterNode node = cluster.node("wf-a");
             HarnessDatabase db = cluster.database();
 
-            startConcurrently(node, "warm" + round, WARMUP, CLIENTS);
-            awaitCompleted(pg, db, "warm" + round, WARMUP);
+            String r = mode.substring(0, 1) + round; // subjects of each mode's rounds apart
+            startConcurrently(node, "warm" + r, WARMUP, CLIENTS);
+            awaitCompleted(pg, db, "warm" + r, WARMUP);
 
             ThroughputBench.resetStatements(pg);
             long t0 = System.nanoTime();
-            startConcurrently(node, "load" + round, INSTANCES, CLIENTS);
-            awaitCompleted(pg, db, "load" + round, INSTANCES);
+            startConcurrently(node, "load" + r, INSTANCES, CLIENTS);
+            awaitCompleted(pg, db, "load" + r, INSTANCES);
             double seconds = (System.nanoTime() - t0) / 1e9;
             ThroughputBench.Stats load = ThroughputBench.Stats.read(pg, db.name());
             double rate = INSTANCES / seconds;
             System.out.printf(Locale.ROOT, "[bench]   %,d instances of the 6-step DAG from %d clients: %.1f s, %.1f instances/s"
                     + " (%.0f step episodes/s)%n", INSTANCES, CLIENTS, seconds, rate, rate * 6);
-            figures.computeIfAbsent("instances/s (6-step DAG, one node)", k -> new ArrayList<>()).add(rate);
+            add(figures, mode, "instances/s (6-step DAG, one node)", rate);
             // every statement of the node in the phase (starts, steps, advancement, timers) over its step episodes
             double steps = 6.0 * INSTANCES;
             System.out.printf(Locale.ROOT, "[bench]   %.2f statements and %.2f transactions per step (the node's, all work"
                     + " of the phase)%n", load.statements() / steps, load.transactions() / steps);
-            figures.computeIfAbsent("statements per step", k -> new ArrayList<>()).add(load.statements() / steps);
-            figures.computeIfAbsent("transactions per step", k -> new ArrayList<>()).add(load.transactions() / steps);
+            add(figures, mode, "statements per step", load.statements() / steps);
+            add(figures, mode, "transactions per step", load.transactions() / steps);
             ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
-            checkOneEpisodePerStep(pg, db, "load" + round, INSTANCES);
+            checkOneEpisodePerStep(pg, db, "load" + r, INSTANCES);
 
-            List<Double> latencies = latencyPhase(pg, db, node, "lat" + round);
+            List<Double> latencies = latencyPhase(pg, db, node, "lat" + r);
             double p50 = percentile(latencies, 0.50);
             double p99 = percentile(latencies, 0.99);
             System.out.printf(Locale.ROOT, "[bench]   advancement latency over %,d edges (%d instances, at most %d in flight):"
                     + " p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", latencies.size(), LATENCY_INSTANCES, LATENCY_INFLIGHT, p50, p99,
                     latencies.get(latencies.size() - 1));
-            figures.computeIfAbsent("advancement latency p50 (ms)", k -> new ArrayList<>()).add(p50);
-            figures.computeIfAbsent("advancement latency p99 (ms)", k -> new ArrayList<>()).add(p99);
-            checkOneEpisodePerStep(pg, db, "lat" + round, LATENCY_INSTANCES);
-            idle(pg, db, figures);
+            add(figures, mode, "advancement latency p50 (ms)", p50);
+            add(figures, mode, "advancement latency p99 (ms)", p99);
+            checkOneEpisodePerStep(pg, db, "lat" + r, LATENCY_INSTANCES);
+            idle(pg, db, mode, figures);
         }
+    }
+
+    /** One figure of a round, under its mode's name (the summary prints both modes' side by side). */
+    private static void add(Map<String, List<Double>> figures, String mode, String name, double value) {
+        figures.computeIfAbsent(mode + ": " + name, k -> new ArrayList<>()).add(value);
     }
 
     // ---- driving -------------------------------------------------------------------------------
@@ -166,7 +186,7 @@ public final class WorkflowBench {
      * What the node sends the database when nothing happens: every statement of the node's role
      * over {@link #IDLE} (heartbeat, sweep, timers), per second, and the busiest of them.
      */
-    private static void idle(OwnPostgres pg, HarnessDatabase db, Map<String, List<Double>> figures) throws Exception {
+    private static void idle(OwnPostgres pg, HarnessDatabase db, String mode, Map<String, List<Double>> figures) throws Exception {
         Thread.sleep(5_000); // the last instance's after-commit work
         ThroughputBench.resetStatements(pg);
         Thread.sleep(IDLE.toMillis());
@@ -181,7 +201,7 @@ public final class WorkflowBench {
                 System.out.printf(Locale.ROOT, "[bench]       %,6d calls: %s%n", rs.getLong(1), rs.getString(2));
             }
         }
-        figures.computeIfAbsent("idle statements/s", k -> new ArrayList<>()).add(perSecond);
+        add(figures, mode, "idle statements/s", perSecond);
     }
 
     /** Successor's episode started_at minus the latest predecessor episode's finished_at, per edge, sorted, in ms. */

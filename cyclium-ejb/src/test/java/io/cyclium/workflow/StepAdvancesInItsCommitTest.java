@@ -1,0 +1,280 @@
+package io.cyclium.workflow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.actor.RecoveryPolicy;
+import io.cyclium.claims.PassthroughClaimGate;
+import io.cyclium.episode.Budget;
+import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.EpisodeStatus;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.execution.EpisodeTask;
+import io.cyclium.execution.OneStrategy;
+import io.cyclium.execution.RunControl;
+import io.cyclium.execution.StrategyLookup;
+import io.cyclium.execution.TaskEnvironment;
+import io.cyclium.store.DatabaseTime;
+import io.cyclium.testing.DoneAtOnce;
+import io.cyclium.testing.MutableClock;
+import io.cyclium.testing.RecordingTelemetry;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestDatabases;
+import io.cyclium.testing.TestJpa;
+import jakarta.json.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A step episode's terminal write records the step, advances the instance and stores the next
+ * steps' episodes in its own transaction ({@link WorkflowEngine#finishInCommit}): there is no moment
+ * at which a step is done and its successors are not stored, so a node that dies right after the
+ * commit (before any terminal event is heard) leaves nothing for the reconcile to repair. Real
+ * databases, the real episode task and store; the step launcher inserts the episode rows in the
+ * engine's transaction as the runtime's does.
+ */
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class StepAdvancesInItsCommitTest {
+
+    @RegisterExtension
+    static final TestDatabases databases = new TestDatabases();
+
+    private static final String NODE = "step-node";
+
+    final MutableClock clock = new MutableClock(Instant.parse("2026-12-05T10:00:00Z"));
+    final RecordingTelemetry telemetry = new RecordingTelemetry();
+
+    /** One engine on one database, and episode tasks whose terminal writes advance with it. */
+    final class Rig {
+        final TestJpa db;
+        final WorkflowDefinition def;
+        final StepEpisodes episodes;
+        final WorkflowEngine engine;
+        final EpisodeStore store;
+        final List<EpisodeFinished> heard = new CopyOnWriteArrayList<>();
+
+        Rig(Vendor vendor, WorkflowDefinition def) {
+            this.db = databases.jpa(vendor);
+            this.def = def;
+            this.episodes = new StepEpisodes(db);
+            this.store = new EpisodeStore(db.vendor());
+            this.engine = new WorkflowEngine(db, new WorkflowStore(DatabaseTime.following(db.vendor(), clock), NODE),
+                    new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(),
+                    episodes, clock, telemetry, () -> 0.5);
+        }
+
+        /** Runs a step's episode to done on this thread; {@code onFinished} hears its terminal event (after the commit). */
+        void run(String episodeId, java.util.function.Consumer<EpisodeFinished> onFinished) {
+            ExpectationDefinition exp = new ExpectationDefinition("worker", "work", DoneAtOnce.class, List.of(), Optional.empty(),
+                    Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
+                    new Budget(10, Duration.ofMinutes(1)), 0, Duration.ofMinutes(1), null);
+            StrategyLookup lookup = new OneStrategy(exp, new DoneAtOnce());
+            TaskEnvironment env = new TaskEnvironment(db, store, lookup, new PassthroughClaimGate(), null, onFinished, clock,
+                    NODE, telemetry).withAdvancement(engine::finishInCommit);
+            EpisodeTask task = new EpisodeTask(env, episodeId, null, false, null, new RunControl(episodeId), o -> { });
+            task.run();
+            assertThat(task.outcome()).isEqualTo(EpisodeTask.Outcome.FINISHED);
+        }
+
+        Map<String, StepRow> steps(String instanceId) {
+            Map<String, StepRow> out = new TreeMap<>();
+            db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).steps(em, instanceId)).forEach(s -> out.put(s.stepId(), s));
+            return out;
+        }
+
+        InstanceRow instance(String id) {
+            return db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
+        }
+
+        /** The stored episode of a step's attempt, found by its dedupe key (not by what the launcher remembers). */
+        Optional<WorkflowQueries.EpisodeOutcome> stored(String instanceId, String stepId, int attempt) {
+            return db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).episodeByKey(em,
+                    StepLauncher.dedupeKey(instanceId, stepId, attempt)));
+        }
+
+        /** A step episode's terminal write as the task makes it: the episode done, then the engine's advancement. */
+        Optional<Runnable> finishAndAdvance(jakarta.persistence.EntityManager em, String episodeId, String instanceId,
+                String stepId) {
+            store.finish(em, episodeId, EpisodeStatus.DONE, 1, "summary of " + stepId, null, null);
+            return engine.finishInCommit(em, new EpisodeFinished(episodeId, "worker", "work", "done", null, instanceId, stepId));
+        }
+
+        long episodesOf(String instanceId) {
+            return db.inNewTransaction(em -> ((Number) em.createNativeQuery(
+                    "SELECT COUNT(*) FROM cyclium_episodes WHERE workflow_instance_id = ?1").setParameter(1, instanceId)
+                    .getSingleResult()).longValue());
+        }
+    }
+
+    static StepDefinition step(String id, String... deps) {
+        return new StepDefinition(id, "worker", "work", List.of(deps), true, false, FailurePolicy.ABORT,
+                io.cyclium.timing.RetryPolicy.NONE);
+    }
+
+    static WorkflowDefinition diamond() {
+        return new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c")));
+    }
+
+    static WorkflowEngine.Start whole() {
+        return new WorkflowEngine.Start(Json.createObjectBuilder().add("resource", "r1").build(), null, null, null, null, "test");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_that_dies_right_after_a_step_s_terminal_commit_leaves_the_next_steps_stored_and_nothing_to_reconcile(
+            Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+
+        // the terminal event is never heard: the node died right after the commit
+        rig.run(a, event -> { });
+
+        Map<String, StepRow> steps = rig.steps(id);
+        assertThat(steps.get("a").state()).isEqualTo(StepState.COMPLETED);
+        for (String next : List.of("b", "c")) {
+            Optional<WorkflowQueries.EpisodeOutcome> stored = rig.stored(id, next, 1);
+            assertThat(stored).as("step %s's episode committed with a's done", next).isPresent();
+            assertThat(steps.get(next).state()).as("step %s started with its episode", next).isEqualTo(StepState.RUNNING);
+            assertThat(steps.get(next).episodeId()).isEqualTo(stored.get().episodeId());
+        }
+        assertThat(steps.get("d").state()).isEqualTo(StepState.PENDING);
+        List<TransitionRow> journal = rig.db.inNewTransaction(em -> new WorkflowQueries(rig.db.vendor()).transitions(em, id));
+        assertThat(journal).filteredOn(t -> "b".equals(t.stepId())).extracting(TransitionRow::toState)
+                .containsExactly(StepState.QUEUED, StepState.RUNNING);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_instance_is_stored_with_its_first_steps_and_their_episodes_in_one_transaction(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b"), step("c", "a", "b")));
+        StepEpisodes episodes = new StepEpisodes(db);
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(db);
+        WorkflowEngine engine = new WorkflowEngine(counted, new WorkflowStore(DatabaseTime.following(db.vendor(), clock), NODE),
+                new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes,
+                clock, telemetry, () -> 0.5);
+
+        String id = engine.start(def, whole());
+
+        assertThat(counted.transactions()).as("instance, steps, first steps queued and their episodes").isEqualTo(1);
+        InstanceRow instance = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
+        assertThat(instance.status()).isEqualTo(InstanceStatus.RUNNING);
+        Map<String, StepRow> steps = new TreeMap<>();
+        db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).steps(em, id)).forEach(s -> steps.put(s.stepId(), s));
+        for (String first : List.of("a", "b")) {
+            assertThat(steps.get(first).state()).isEqualTo(StepState.RUNNING);
+            assertThat(steps.get(first).episodeId()).isEqualTo(episodes.only(first, 1).episodeId());
+        }
+        assertThat(steps.get("c").state()).isEqualTo(StepState.PENDING);
+        assertThat(telemetry.count("workflow_instance_started")).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_terminal_event_of_a_step_advanced_in_its_commit_says_so_and_the_engine_does_nothing_more_for_it(Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+
+        rig.run(a, rig.heard::add);
+        assertThat(rig.heard).singleElement().satisfies(e -> assertThat(e.advancedInCommit()).isTrue());
+        rig.engine.onFinished(rig.heard.get(0));
+        // replaying it the old way finds the step done: still one episode per step
+        rig.engine.onFinished(new EpisodeFinished(a, "worker", "work", "done", null, id, "a"));
+
+        assertThat(rig.episodesOf(id)).isEqualTo(3);
+        for (String next : List.of("b", "c")) {
+            rig.run(rig.stored(id, next, 1).orElseThrow().episodeId(), rig.heard::add);
+        }
+        rig.run(rig.stored(id, "d", 1).orElseThrow().episodeId(), rig.heard::add);
+        assertThat(rig.instance(id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(rig.episodesOf(id)).isEqualTo(4);
+        assertThat(rig.heard).hasSize(4).allMatch(EpisodeFinished::advancedInCommit);
+        assertThat(telemetry.count("workflow_instance_completed")).isEqualTo(1);
+        assertThat(telemetry.count("workflow_event_replayed")).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_terminal_write_that_fails_after_advancing_leaves_neither_the_step_done_nor_its_successors_stored(Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+
+        // the connection is lost before COMMIT: the episode's finish, the step and the successors go together
+        assertThatThrownBy(() -> rig.db.inNewTransaction(em -> {
+            rig.finishAndAdvance(em, a, id, "a");
+            throw new IllegalStateException("connection lost before COMMIT");
+        })).hasMessageContaining("connection lost");
+
+        assertThat(rig.steps(id).get("a").state()).isIn(StepState.QUEUED, StepState.RUNNING);
+        assertThat(rig.stored(id, "b", 1)).isEmpty();
+        assertThat(rig.stored(id, "c", 1)).isEmpty();
+        assertThat(rig.stored(id, "a", 1).orElseThrow().status()).isEqualTo("running");
+
+        // the write runs again (recovery, or the group commit's rerun alone) and lands once
+        rig.db.inNewTransaction(em -> rig.finishAndAdvance(em, a, id, "a")).ifPresent(Runnable::run);
+        assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.COMPLETED);
+        assertThat(rig.stored(id, "b", 1)).isPresent();
+        assertThat(rig.stored(id, "c", 1)).isPresent();
+        assertThat(rig.episodesOf(id)).isEqualTo(3);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void two_steps_ending_at_once_in_two_transactions_queue_the_step_that_waits_for_both_exactly_once(Vendor vendor)
+            throws Exception {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        rig.run(rig.episodes.only("a", 1).episodeId(), e -> { });
+        String b = rig.stored(id, "b", 1).orElseThrow().episodeId();
+        String c = rig.stored(id, "c", 1).orElseThrow().episodeId();
+
+        // both episodes are finished in their transactions before either advances: each would read
+        // the other still running unless the second waits for the first's commit
+        CyclicBarrier bothFinished = new CyclicBarrier(2);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Optional<Runnable>>> ends = List.of(b, c).stream().map(ep -> threads.submit(() ->
+                    rig.db.inNewTransaction(em -> {
+                        rig.store.finish(em, ep, EpisodeStatus.DONE, 1, "summary", null, null);
+                        try {
+                            bothFinished.await(30, TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        // finished again by the same guarded UPDATE: 0 rows, the row is done already
+                        return rig.finishAndAdvance(em, ep, id, ep.equals(b) ? "b" : "c");
+                    }))).toList();
+            for (Future<Optional<Runnable>> end : ends) {
+                end.get(60, TimeUnit.SECONDS).ifPresent(Runnable::run);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+
+        assertThat(rig.stored(id, "d", 1)).as("d queued by whichever committed second").isPresent();
+        assertThat(rig.steps(id).get("d").state()).isEqualTo(StepState.RUNNING);
+        assertThat(rig.episodesOf(id)).isEqualTo(4);
+    }
+}
