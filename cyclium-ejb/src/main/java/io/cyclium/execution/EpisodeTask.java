@@ -125,7 +125,9 @@ public final class EpisodeTask implements Runnable {
             return Outcome.NOT_RUNNABLE;
         }
         writes = new EpisodeWrites(env, episodeId, s.nextStepNo());
-        if (s.workflowInstanceId() != null && s.workflowStepId() != null) {
+        // only when steps advance in their terminal write: otherwise that write is an ordinary one
+        // (in the shared batch), not a transaction of its own that advances nothing
+        if (env.advancement().advances() && s.workflowInstanceId() != null && s.workflowStepId() != null) {
             writes.forWorkflowStep(s.ref().actorId(), s.ref().expectationId(), s.workflowInstanceId(), s.workflowStepId());
         }
         if (!env.tracing().on()) {

@@ -27,6 +27,15 @@ public interface StepAdvancement {
      */
     Optional<Runnable> inTerminalWrite(EntityManager em, EpisodeFinished finished);
 
+    /**
+     * Whether a step's terminal write calls this at all. When it does not, that write stays an
+     * ordinary one, in the group commit's shared batch, and the step advances after the commit
+     * from its terminal event (cyclium.workflow.advance-in-commit=false, the default).
+     */
+    default boolean advances() {
+        return this != NONE;
+    }
+
     /** Advances nothing in the terminal write (tests, tools, a node without workflows). */
     StepAdvancement NONE = (em, finished) -> Optional.empty();
 }

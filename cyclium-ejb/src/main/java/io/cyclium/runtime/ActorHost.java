@@ -148,7 +148,17 @@ public class ActorHost {
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
                 Duration.ofSeconds(2L * config.leaseSeconds()), tracing)
                 // read at each terminal write: the workflows are wired after the runtimes start
-                .withAdvancement((em, finished) -> advancement.inTerminalWrite(em, finished));
+                .withAdvancement(new StepAdvancement() {
+                    @Override
+                    public java.util.Optional<Runnable> inTerminalWrite(EntityManager em, io.cyclium.episode.EpisodeFinished finished) {
+                        return advancement.inTerminalWrite(em, finished);
+                    }
+
+                    @Override
+                    public boolean advances() {
+                        return advancement.advances();
+                    }
+                });
         episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
