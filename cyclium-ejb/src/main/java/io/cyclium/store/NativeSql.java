@@ -128,6 +128,37 @@ public final class NativeSql {
         return sql(")");
     }
 
+    /**
+     * Appends one {@code INSERT INTO table (a, b) VALUES (?1, ?2), (?3, ?4), …} for rows with the
+     * same columns in the same order (the first row's). Unlike {@link #insert}, a null value is
+     * written as the literal {@code NULL}: a column must be present in every row or in none, and
+     * INSERT … VALUES types each literal by its target column on every database shipped.
+     */
+    public NativeSql insertRows(String table, List<? extends Map<String, ?>> rows) {
+        if (rows.isEmpty()) {
+            throw new IllegalArgumentException("no rows to insert into " + table);
+        }
+        List<String> names = new ArrayList<>(rows.get(0).keySet());
+        sql("INSERT INTO " + table + " (").sql(String.join(", ", names)).sql(") VALUES ");
+        for (int r = 0; r < rows.size(); r++) {
+            Map<String, ?> row = rows.get(r);
+            if (!row.keySet().equals(new java.util.HashSet<>(names))) {
+                throw new IllegalArgumentException("row " + r + " of an insert into " + table + " has columns " + row.keySet()
+                        + ", the first has " + names);
+            }
+            sql(r == 0 ? "(" : ", (");
+            for (int i = 0; i < names.size(); i++) {
+                if (i > 0) {
+                    sql(", ");
+                }
+                Object v = row.get(names.get(i));
+                value(v == null ? raw("NULL") : v);
+            }
+            sql(")");
+        }
+        return this;
+    }
+
     /** Appends {@code a = ?1, b = ?2}, leaving out columns whose value is null. */
     public NativeSql set(Map<String, ?> columns) {
         List<Map.Entry<String, ?>> present = present(columns);

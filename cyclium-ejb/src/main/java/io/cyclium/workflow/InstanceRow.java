@@ -9,6 +9,13 @@ public record InstanceRow(String id, String workflowId, String status, String su
         LocalDateTime finishedAt, String blockedReason, String errorDetail, Long durationMs, Integer stepsRun,
         Integer attemptsTotal, Integer retriesTotal, String criticalPath, String stats, String traceParent) {
 
+    /** This row as a guarded move to {@code to} left it (the version raised by one), for an engine holding the row. */
+    InstanceRow movedTo(String to) {
+        return new InstanceRow(id, workflowId, to, subject, payload, targetStep, sourceStack, sourceEnv, version + 1, startedAt,
+                finishedAt, blockedReason, errorDetail, durationMs, stepsRun, attemptsTotal, retriesTotal, criticalPath, stats,
+                traceParent);
+    }
+
     public boolean inFlight() {
         return InstanceStatus.IN_FLIGHT.contains(status);
     }

@@ -117,15 +117,19 @@ public final class WorkflowEngine {
     public String start(WorkflowDefinition def, Start start) {
         Prepared p = prepare(def, start);
         Optional<Runnable> created = tx.inNewTransaction(em -> {
-            if (!store.insertInstance(em, p.row(), p.steps())) {
+            InCommit joined = new InCommit(em);
+            WorkflowEngine here = joinedTo(joined);
+            if (!here.store.insertInstance(em, p.row(), p.steps())) {
                 return Optional.<Runnable>empty();
             }
             PendingAudit.detail("instance " + p.row().id());
             PendingAudit.recordIn(em);
-            InCommit joined = new InCommit(em);
-            WorkflowEngine here = joinedTo(joined);
             here.instanceHeld = true; // inserted here: no other transaction sees the row before the commit
-            here.advance(p.row().id());
+            // advanced from what was just inserted, not from a read of it
+            here.advance(p.row().id(), new InstanceAndSteps(p.row(), p.steps().stream().map(s -> new StepRow(p.row().id(),
+                    s.id(), StepState.PENDING, 0, s.retry().maxAttempts(), s.critical(), null, null, null, null, null, null, 0,
+                    null, null, 0)).toList(), Map.of()));
+            here.store.writeJournal(em);
             return Optional.<Runnable>of(joined::committed);
         });
         if (created.isEmpty()) {
@@ -138,7 +142,8 @@ public final class WorkflowEngine {
 
     /** This engine working inside the transaction of {@code joined} (see {@link InCommit}). */
     private WorkflowEngine joinedTo(InCommit joined) {
-        WorkflowEngine here = new WorkflowEngine(joined, store, queries, definitions, joined.launcher(launcher), clock,
+        // its transitions written in one INSERT at the end of the transaction (writeJournal)
+        WorkflowEngine here = new WorkflowEngine(joined, store.buffered(), queries, definitions, joined.launcher(launcher), clock,
                 joined.telemetry(telemetry), random).tracedBy(tracing);
         Consumer<Duration> wake = retryStored;
         here.retryStored = due -> joined.after(() -> wake.accept(due));
@@ -273,7 +278,7 @@ public final class WorkflowEngine {
     private void advance(String instanceId, InstanceAndSteps known) {
         // the instance and its steps in one transaction (two reads, one round of BEGIN/COMMIT)
         InstanceAndSteps read = known != null ? known : tx.inNewTransaction(em -> queries.instance(em, instanceId)
-                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
+                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId), null)).orElse(null));
         if (read == null) {
             return;
         }
@@ -285,9 +290,11 @@ public final class WorkflowEngine {
             return;
         }
         if (InstanceStatus.PENDING.equals(instance.status())) {
-            tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.PENDING, instance.version(),
+            int won = tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.PENDING, instance.version(),
                     InstanceStatus.RUNNING, null, "started"));
-            advance(instanceId);
+            // holding the row, this engine knows what its move left; otherwise another may have moved it since
+            advance(instanceId, won == 1 && known != null ? new InstanceAndSteps(instance.movedTo(InstanceStatus.RUNNING),
+                    read.steps(), read.summaries()) : null);
             return;
         }
         if (!InstanceStatus.RUNNING.equals(instance.status())) {
@@ -314,7 +321,7 @@ public final class WorkflowEngine {
                     "dependencies done"));
             if (won == 1) {
                 queuedAny = true;
-                launch(instance, sd, 1, byId);
+                launch(instance, sd, 1, byId, read.summaries());
             }
         }
         if (queuedAny) {
@@ -336,7 +343,11 @@ public final class WorkflowEngine {
         }
     }
 
-    private record InstanceAndSteps(InstanceRow instance, List<StepRow> steps) {
+    /**
+     * An instance and its steps as one engine read (or wrote) them; {@code summaries}: each step's
+     * current episode's summary by step id, when read with them (null: not read, ask per step).
+     */
+    private record InstanceAndSteps(InstanceRow instance, List<StepRow> steps, Map<String, String> summaries) {
     }
 
     /** Every dependency completed, or failed for good without being critical. */
@@ -358,9 +369,12 @@ public final class WorkflowEngine {
         List<String> failedCritical = steps.stream().filter(s -> s.failedForGood() && s.critical()).map(StepRow::stepId).toList();
         String to = failedCritical.isEmpty() ? InstanceStatus.COMPLETED : InstanceStatus.FAILED;
         InstanceStats[] measured = new InstanceStats[1];
+        // an instance this engine inserted has no start time in memory (the database's clock wrote it)
+        LocalDateTime startedAt = instance.startedAt() != null ? instance.startedAt()
+                : tx.inNewTransaction(em -> queries.instance(em, instance.id())).map(InstanceRow::startedAt).orElse(null);
         int won = tx.inNewTransaction(em -> {
             LocalDateTime now = store.time().read(em);
-            InstanceStats stats = InstanceStats.of(def, instance.startedAt(), now, steps);
+            InstanceStats stats = InstanceStats.of(def, startedAt, now, steps);
             measured[0] = stats;
             return store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
                     to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
@@ -389,13 +403,19 @@ public final class WorkflowEngine {
      * {@link WorkflowStore#holdInFlight}.)
      */
     private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
+        launch(instance, sd, attempt, byId, null);
+    }
+
+    /** {@link #launch}; {@code summaries}: the steps' episodes' summaries when read with them (null: read here). */
+    private void launch(InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId,
+            Map<String, String> summaries) {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), attempt);
         // the dependencies' summaries are read in the launch's own transaction, after the hold
         // held already (and read running under the hold) when this engine works in a terminal write
         boolean held = instanceHeld && InstanceStatus.RUNNING.equals(instance.status());
         StepLauncher.Launch launch = tx.inNewTransaction(em -> !held && store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
-                : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId),
+                : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId, summaries),
                         instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
@@ -412,12 +432,14 @@ public final class WorkflowEngine {
     }
 
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
-    private JsonObject input(EntityManager em, InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId) {
+    private JsonObject input(EntityManager em, InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId,
+            Map<String, String> summaries) {
         JsonObjectBuilder upstream = Json.createObjectBuilder();
         for (String dep : sd.dependsOn()) {
             StepRow d = byId.get(dep);
             if (d != null && d.episodeId() != null) {
-                String summary = queries.episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
+                String summary = summaries != null ? summaries.get(dep)
+                        : queries.episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
                 upstream.add(dep, summary == null ? Json.createObjectBuilder().add("state", d.state()).build()
                         : Json.createObjectBuilder().add("state", d.state()).add("summary", summary).build());
             }
@@ -453,20 +475,34 @@ public final class WorkflowEngine {
         }
         InCommit joined = new InCommit(em);
         WorkflowEngine here = joinedTo(joined);
-        here.instanceHeld = store.holdInFlight(em, event.workflowInstanceId()) == 1;
-        here.onFinished(event);
+        String instanceId = event.workflowInstanceId();
+        // read and held in one statement (what holdInFlight and a read did in two), then the steps
+        // with their episodes' summaries (what the launches pass on) in one more
+        InstanceAndSteps read = queries.heldInstance(em, instanceId).map(i -> {
+            WorkflowQueries.StepsAndSummaries s = queries.stepsWithSummaries(em, instanceId);
+            return new InstanceAndSteps(i, s.steps(), s.summaries());
+        }).orElse(null);
+        here.instanceHeld = read != null && (InstanceStatus.RUNNING.equals(read.instance().status())
+                || InstanceStatus.BLOCKED.equals(read.instance().status()));
+        here.onFinished(event, read);
+        here.store.writeJournal(em);
         return Optional.of(joined::committed);
     }
 
     /** A step episode ended (the CDI event after its terminal commit, or a replay by reconcile). */
     public void onFinished(EpisodeFinished event) {
+        onFinished(event, null);
+    }
+
+    /** {@link #onFinished(EpisodeFinished)} from {@code held}, the instance and steps read under its hold (null: read them). */
+    private void onFinished(EpisodeFinished event, InstanceAndSteps held) {
         if (event.workflowInstanceId() == null || event.workflowStepId() == null || event.advancedInCommit()) {
             return;
         }
         String instanceId = event.workflowInstanceId();
         // the instance and its steps in one transaction: the finish below needs both
-        InstanceAndSteps read = tx.inNewTransaction(em -> queries.instance(em, instanceId)
-                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId))).orElse(null));
+        InstanceAndSteps read = held != null ? held : tx.inNewTransaction(em -> queries.instance(em, instanceId)
+                .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId), null)).orElse(null));
         Optional<StepRow> found = read == null ? Optional.empty() : read.steps().stream()
                 .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst();
         if (found.isEmpty() || !found.get().active()) {
@@ -486,7 +522,7 @@ public final class WorkflowEngine {
             tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, unattached.stepId(), unattached.attempt(),
                     event.episodeId(), false));
             List<StepRow> again = tx.inNewTransaction(em -> queries.steps(em, instanceId));
-            read = new InstanceAndSteps(read.instance(), again);
+            read = new InstanceAndSteps(read.instance(), again, null); // the summaries read before the attach miss this one
             step = again.stream().filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
         }
         if (!event.episodeId().equals(step.episodeId()) || !step.active()) {
@@ -511,7 +547,7 @@ public final class WorkflowEngine {
                     s.maxAttempts(), s.critical(), retryDue ? LocalDateTime.MAX : null, s.approvedAt(), s.episodeId(),
                     s.queuedAt(), s.startedAt(), s.finishedAt(), s.runMs(), s.errorClass(), s.errorDetail(), s.version() + 1));
         }
-        return new InstanceAndSteps(read.instance(), steps);
+        return new InstanceAndSteps(read.instance(), steps, read.summaries());
     }
 
     private void finished(InstanceAndSteps read, StepRow step, EpisodeFinished event) {

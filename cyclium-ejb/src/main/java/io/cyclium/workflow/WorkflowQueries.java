@@ -47,6 +47,54 @@ public final class WorkflowQueries {
         return rows.isEmpty() ? Optional.empty() : Optional.of(instance((Object[]) rows.get(0)));
     }
 
+    /**
+     * The instance, read and held for the rest of the caller's transaction in one statement (what
+     * {@link WorkflowStore#holdInFlight} followed by {@link #instance} did in two). The lock is the
+     * one an UPDATE of a non-key column takes: on PostgreSQL {@code FOR NO KEY UPDATE}, which a
+     * transition's or step's foreign key check ({@code FOR KEY SHARE}) does not wait for — a plain
+     * {@code FOR UPDATE} would make every such insert of another transaction wait, where the UPDATE
+     * it replaces did not. MariaDB and H2 lock the row as their UPDATE did; SQL Server takes an
+     * update lock, which other holders and the instance's UPDATEs wait for.
+     */
+    public Optional<InstanceRow> heldInstance(EntityManager em, String id) {
+        String from = vendor == DatabaseVendor.SQLSERVER ? " FROM cyclium_workflow_instances WITH (UPDLOCK, ROWLOCK) WHERE id = "
+                : " FROM cyclium_workflow_instances WHERE id = ";
+        String lock = switch (vendor) {
+            case POSTGRESQL -> " FOR NO KEY UPDATE";
+            case SQLSERVER -> "";
+            default -> " FOR UPDATE";
+        };
+        List<?> rows = new NativeSql().sql("SELECT " + INSTANCE_COLUMNS + from).value(id).sql(lock).query(em).getResultList();
+        return rows.isEmpty() ? Optional.empty() : Optional.of(instance((Object[]) rows.get(0)));
+    }
+
+    /** The instance's steps with the summary of each one's current episode (null: none, or none yet), keyed by step id. */
+    public record StepsAndSummaries(List<StepRow> steps, java.util.Map<String, String> summaries) {
+    }
+
+    /**
+     * {@link #steps} and, in the same statement, the summaries of their episodes: what a launch
+     * passes on to a step as its dependencies' outcomes (one read per advancement instead of one
+     * per dependency).
+     */
+    public StepsAndSummaries stepsWithSummaries(EntityManager em, String instanceId) {
+        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + ", e.summary FROM cyclium_workflow_steps s"
+                + " LEFT JOIN cyclium_episodes e ON e.id = s.episode_id WHERE s.instance_id = ").value(instanceId)
+                .sql(" ORDER BY s.step_id").query(em).getResultList();
+        List<StepRow> steps = new ArrayList<>(rows.size());
+        java.util.Map<String, String> summaries = new java.util.HashMap<>();
+        for (Object r : rows) {
+            Object[] c = (Object[]) r;
+            StepRow s = step(c);
+            steps.add(s);
+            String summary = text(c[16]);
+            if (summary != null) {
+                summaries.put(s.stepId(), summary);
+            }
+        }
+        return new StepsAndSummaries(steps, summaries);
+    }
+
     public List<StepRow> steps(EntityManager em, String instanceId) {
         List<?> rows = new NativeSql().sql("SELECT " + STEP_COLUMNS + " FROM cyclium_workflow_steps WHERE instance_id = ")
                 .value(instanceId).sql(" ORDER BY step_id").query(em).getResultList();

@@ -29,6 +29,7 @@ public final class StatementCountingTx implements Tx {
     private final AtomicLong statements = new AtomicLong();
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong batched = new AtomicLong();
+    private final java.util.List<String> texts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public StatementCountingTx(Tx delegate) {
         this.delegate = delegate;
@@ -42,6 +43,11 @@ public final class StatementCountingTx implements Tx {
 
     public long statements() {
         return statements.get();
+    }
+
+    /** The text of every query created on the EntityManager, in order (statements on the raw connection are not here). */
+    public java.util.List<String> texts() {
+        return texts;
     }
 
     /** Of {@link #statements()}, those added to a JDBC batch. */
@@ -58,6 +64,9 @@ public final class StatementCountingTx implements Tx {
                 new Class<?>[] {EntityManager.class}, (proxy, method, args) -> {
                     if (QUERY_FACTORIES.contains(method.getName())) {
                         statements.incrementAndGet();
+                        if (args != null && args.length > 0 && args[0] instanceof String text) {
+                            texts.add(text);
+                        }
                     }
                     try {
                         if ("unwrap".equals(method.getName()) && args[0] == Connection.class) {

@@ -277,4 +277,38 @@ class StepAdvancesInItsCommitTest {
         assertThat(rig.steps(id).get("d").state()).isEqualTo(StepState.RUNNING);
         assertThat(rig.episodesOf(id)).isEqualTo(4);
     }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_advancement_reads_its_instance_and_steps_with_their_summaries_in_two_statements_and_journals_in_one(
+            Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        rig.run(rig.episodes.only("a", 1).episodeId(), e -> { });
+        String b = rig.stored(id, "b", 1).orElseThrow().episodeId();
+        rig.db.inNewTransaction(em -> rig.finishAndAdvance(em, b, id, "b")).ifPresent(Runnable::run);
+        String c = rig.stored(id, "c", 1).orElseThrow().episodeId();
+
+        // c's terminal write: c completed, and d (waiting for b and c) queued and started
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(rig.db);
+        counted.inNewTransaction(em -> rig.finishAndAdvance(em, c, id, "c")).ifPresent(Runnable::run);
+
+        List<String> sent = counted.texts().stream().map(t -> t.replaceAll("\\s+", " ").trim()).toList();
+        assertThat(sent).as("the instance held by the read of it, not by a no-op UPDATE before it")
+                .noneMatch(t -> t.startsWith("UPDATE cyclium_workflow_instances"))
+                .filteredOn(t -> t.startsWith("SELECT") && t.contains("FROM cyclium_workflow_instances")).hasSize(1);
+        assertThat(sent).as("the steps read once, with their episodes' summaries; no read of an episode per dependency")
+                .filteredOn(t -> t.startsWith("SELECT") && (t.contains("FROM cyclium_workflow_steps")
+                        || t.contains("summary FROM cyclium_episodes"))).hasSize(1);
+        assertThat(sent).as("c completed, d queued and running: three transitions in one INSERT")
+                .filteredOn(t -> t.startsWith("INSERT INTO cyclium_workflow_transitions")).hasSize(1);
+        jakarta.json.JsonObject upstream = rig.episodes.only("d", 1).input().getJsonObject("upstream");
+        assertThat(upstream.getJsonObject("b").getString("summary")).isEqualTo("summary of b");
+        assertThat(upstream.getJsonObject("c").getString("summary")).isEqualTo("summary of c");
+        List<TransitionRow> journal = rig.db.inNewTransaction(em -> new WorkflowQueries(rig.db.vendor()).transitions(em, id));
+        assertThat(journal).filteredOn(t -> "d".equals(t.stepId())).extracting(TransitionRow::toState)
+                .containsExactly(StepState.QUEUED, StepState.RUNNING);
+        assertThat(journal).filteredOn(t -> t.stepId() == null).extracting(TransitionRow::toState)
+                .containsExactly(InstanceStatus.PENDING, InstanceStatus.RUNNING);
+    }
 }
