@@ -119,6 +119,7 @@ public final class WorkflowEngine {
         Optional<Runnable> created = tx.inNewTransaction(em -> {
             InCommit joined = new InCommit(em);
             WorkflowEngine here = joinedTo(joined);
+            here.store.continueJournal(p.row().id(), 0); // its first transition is written in this transaction
             if (!here.store.insertInstance(em, p.row(), p.steps())) {
                 return Optional.<Runnable>empty();
             }
@@ -480,6 +481,7 @@ public final class WorkflowEngine {
         // with their episodes' summaries (what the launches pass on) in one more
         InstanceAndSteps read = queries.heldInstance(em, instanceId).map(i -> {
             WorkflowQueries.StepsAndSummaries s = queries.stepsWithSummaries(em, instanceId);
+            here.store.continueJournal(instanceId, s.lastTransition());
             return new InstanceAndSteps(i, s.steps(), s.summaries());
         }).orElse(null);
         here.instanceHeld = read != null && (InstanceStatus.RUNNING.equals(read.instance().status())

@@ -68,21 +68,29 @@ public final class WorkflowQueries {
         return rows.isEmpty() ? Optional.empty() : Optional.of(instance((Object[]) rows.get(0)));
     }
 
-    /** The instance's steps with the summary of each one's current episode (null: none, or none yet), keyed by step id. */
-    public record StepsAndSummaries(List<StepRow> steps, java.util.Map<String, String> summaries) {
+    /**
+     * The instance's steps with the summary of each one's current episode (null: none, or none
+     * yet), keyed by step id, and the number of its last transition (0: none).
+     */
+    public record StepsAndSummaries(List<StepRow> steps, java.util.Map<String, String> summaries, long lastTransition) {
     }
 
     /**
-     * {@link #steps} and, in the same statement, the summaries of their episodes: what a launch
+     * {@link #steps} and, in the same statement, the summaries of their episodes — what a launch
      * passes on to a step as its dependencies' outcomes (one read per advancement instead of one
-     * per dependency).
+     * per dependency) — and the instance's last transition number, from which a buffered journal
+     * numbers its rows ({@link WorkflowStore#continueJournal}). Read after the instance's hold
+     * (a statement of its own: on PostgreSQL, a statement that waited for the row's lock still
+     * reads with the snapshot it started with, which lacks what the holder before it journaled).
      */
     public StepsAndSummaries stepsWithSummaries(EntityManager em, String instanceId) {
-        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + ", e.summary FROM cyclium_workflow_steps s"
+        List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + ", e.summary, (SELECT COALESCE(MAX(t.seq), 0)"
+                + " FROM cyclium_workflow_transitions t WHERE t.instance_id = ").value(instanceId).sql(") FROM cyclium_workflow_steps s"
                 + " LEFT JOIN cyclium_episodes e ON e.id = s.episode_id WHERE s.instance_id = ").value(instanceId)
                 .sql(" ORDER BY s.step_id").query(em).getResultList();
         List<StepRow> steps = new ArrayList<>(rows.size());
         java.util.Map<String, String> summaries = new java.util.HashMap<>();
+        long last = 0;
         for (Object r : rows) {
             Object[] c = (Object[]) r;
             StepRow s = step(c);
@@ -91,8 +99,9 @@ public final class WorkflowQueries {
             if (summary != null) {
                 summaries.put(s.stepId(), summary);
             }
+            last = ((Number) c[17]).longValue();
         }
-        return new StepsAndSummaries(steps, summaries);
+        return new StepsAndSummaries(steps, summaries, last);
     }
 
     public List<StepRow> steps(EntityManager em, String instanceId) {

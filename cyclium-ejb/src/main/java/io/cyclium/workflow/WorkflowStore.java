@@ -38,6 +38,8 @@ public final class WorkflowStore {
      * once. One engine's work inside one transaction only: never shared between threads.
      */
     private final List<Map<String, Object>> unwritten;
+    /** Per instance, the number of its last transition as read under its hold ({@link #continueJournal}). */
+    private final Map<String, Long> lastTransition = new HashMap<>();
 
     public WorkflowStore(DatabaseTime time, String node) {
         this(time, node, null);
@@ -58,6 +60,18 @@ public final class WorkflowStore {
      */
     WorkflowStore buffered() {
         return new WorkflowStore(time, node, new ArrayList<>());
+    }
+
+    /**
+     * The instance's last transition number, read by this transaction while it holds the
+     * instance's row (or 0 for an instance it inserted): the buffered rows of that instance are
+     * numbered from it with bound values, so their INSERT's text depends only on how many rows it
+     * has (planned once per shape, where a number subquery per row was planned at every call).
+     */
+    void continueJournal(String instanceId, long last) {
+        if (unwritten != null) {
+            lastTransition.put(instanceId, last);
+        }
     }
 
     /** Writes the transitions kept by a {@link #buffered} store, in the order they were journaled, in one INSERT. */
@@ -358,10 +372,16 @@ public final class WorkflowStore {
             for (String column : List.of("step_id", "from_state", "to_state", "attempt")) {
                 sql.sql(", ").value(orNull(row.get(column)));
             }
-            sql.sql(", ").around(instanceId, p -> "(SELECT next_seq FROM (SELECT COALESCE(MAX(seq), 0) + " + place
-                    + " AS next_seq FROM cyclium_workflow_transitions WHERE instance_id = " + p + ") seq_of_instance)");
+            Long last = lastTransition.get(instanceId);
+            if (last != null) {
+                sql.sql(", ").value(last + place);
+            } else {
+                sql.sql(", ").around(instanceId, p -> "(SELECT next_seq FROM (SELECT COALESCE(MAX(seq), 0) + " + place
+                        + " AS next_seq FROM cyclium_workflow_transitions WHERE instance_id = " + p + ") seq_of_instance)");
+            }
             sql.sql(", ").value(node).sql(", ").value(orNull(row.get("cause"))).sql(", ").value(time.now()).sql(")");
         }
         sql.executeUpdate(em);
+        placeInInstance.forEach((instanceId, written) -> lastTransition.computeIfPresent(instanceId, (id, last) -> last + written));
     }
 }

@@ -310,5 +310,9 @@ class StepAdvancesInItsCommitTest {
                 .containsExactly(StepState.QUEUED, StepState.RUNNING);
         assertThat(journal).filteredOn(t -> t.stepId() == null).extracting(TransitionRow::toState)
                 .containsExactly(InstanceStatus.PENDING, InstanceStatus.RUNNING);
+        Object[] numbers = rig.db.inNewTransaction(em -> (Object[]) em.createNativeQuery("SELECT COUNT(*), COUNT(DISTINCT seq),"
+                + " MAX(seq) FROM cyclium_workflow_transitions WHERE instance_id = ?1").setParameter(1, id).getSingleResult());
+        assertThat(((Number) numbers[1]).longValue()).as("transition numbers, each once").isEqualTo(((Number) numbers[0]).longValue());
+        assertThat(((Number) numbers[2]).longValue()).as("numbered 1 to n").isEqualTo(((Number) numbers[0]).longValue());
     }
 }
