@@ -677,6 +677,11 @@ class ConsoleBrowserIT {
                     .isLessThan(((Number) m.get("highestBottom")).doubleValue());
         }
         shot("topbar-1280");
+        // the bar's last item still works: logging out leads back to the login page
+        click("session:logout");
+        await(d -> d.getCurrentUrl().contains("/login.xhtml"));
+        browser.get(base() + "workflows.xhtml");
+        await(d -> d.getCurrentUrl().contains("/login.xhtml"));
     }
 
     @Test
