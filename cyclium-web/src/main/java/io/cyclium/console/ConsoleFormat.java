@@ -73,6 +73,10 @@ public class ConsoleFormat {
 
     /** The exact instant, for the hover text: {@code 2026-11-30 08:12:38.317 UTC}. */
     public String exact(LocalDateTime at) {
+        return exactUtc(at);
+    }
+
+    static String exactUtc(LocalDateTime at) {
         return at == null ? "" : EXACT.format(at) + " UTC";
     }
 

@@ -2,16 +2,15 @@ package io.cyclium.console;
 
 import io.cyclium.workflow.StepView;
 import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
  * The live picture of an instance's DAG as inline SVG: one column per depth (a step sits one
  * column right of its deepest dependency), a box per step coloured by its state with its attempt
- * and, while a retry waits, the time it is due; an arrow per dependency. A box whose step has an
+ * and, while a retry waits, when it is due as every page says a time ("retry in 18 s", measured on
+ * the database clock, the exact instant in the box's hover text); an arrow per dependency. A box whose step has an
  * episode links to that episode's page. Everything written into the SVG is escaped.
  */
 final class WorkflowDiagram {
@@ -22,13 +21,15 @@ final class WorkflowDiagram {
     static final int GAP_Y = 18;
     static final Map<String, String> FILL = Map.of(
             "pending", "#e5e7eb", "queued", "#bfdbfe", "running", "#fde68a", "completed", "#bbf7d0", "failed", "#fecaca");
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT);
 
     private WorkflowDiagram() {
     }
 
-    /** {@code episodeUrl} turns an episode id into the link a box opens (already context-relative). */
-    static String svg(List<StepView> steps, java.util.function.UnaryOperator<String> episodeUrl) {
+    /**
+     * {@code episodeUrl} turns an episode id into the link a box opens (already context-relative);
+     * {@code now} is the database clock's, against which a retry's due time is told.
+     */
+    static String svg(List<StepView> steps, java.util.function.UnaryOperator<String> episodeUrl, LocalDateTime now) {
         Map<String, StepView> byId = new HashMap<>();
         steps.forEach(s -> byId.put(s.stepId(), s));
         Map<String, Integer> depth = new HashMap<>();
@@ -63,14 +64,15 @@ final class WorkflowDiagram {
             boolean waiting = "failed".equals(s.state()) && s.nextAttemptAt() != null;
             String fill = waiting ? "#fed7aa" : FILL.getOrDefault(s.state(), "#ffffff");
             String label = s.state() + (waiting ? " (retry)" : "") + " · attempt " + s.attempt() + "/" + s.maxAttempts();
-            String third = waiting ? "next " + TIME.format(s.nextAttemptAt()) + " UTC"
+            String third = waiting ? retryDue(s.nextAttemptAt(), now)
                     : s.approval() && s.approvedAt() == null && "pending".equals(s.state()) ? "awaits approval"
                     : s.critical() ? "" : "non-critical";
             if (s.episodeId() != null) {
                 svg.append("<a href=\"").append(escape(episodeUrl.apply(s.episodeId()))).append("\">");
             }
             svg.append("<g class=\"step step-").append(escape(s.state())).append("\" data-step=\"").append(escape(s.stepId()))
-                    .append("\"><title>").append(escape(s.stepId() + ": " + label + (s.errorClass() == null ? "" : " · " + s.errorClass())))
+                    .append("\"><title>").append(escape(s.stepId() + ": " + label + (s.errorClass() == null ? "" : " · " + s.errorClass())
+                            + (waiting ? " · next attempt " + ConsoleFormat.exactUtc(s.nextAttemptAt()) : "")))
                     .append("</title><rect x=\"").append(p[0]).append("\" y=\"").append(p[1]).append("\" width=\"").append(BOX_W)
                     .append("\" height=\"").append(BOX_H).append("\" rx=\"6\" fill=\"").append(fill)
                     .append("\" stroke=\"").append(s.critical() ? "#374151" : "#9ca3af").append("\"")
@@ -116,8 +118,9 @@ final class WorkflowDiagram {
                 .replace("'", "&#39;");
     }
 
-    /** For the tests: where a retry time would be shown. */
-    static String time(LocalDateTime t) {
-        return TIME.format(t);
+    /** "retry in 18 s", or once it is due and not yet taken, "retry due 2 s ago". */
+    static String retryDue(LocalDateTime due, LocalDateTime now) {
+        String ago = ConsoleFormat.ago(due, now);
+        return ago.startsWith("in ") ? "retry " + ago : "retry due " + ago;
     }
 }

@@ -30,6 +30,10 @@ public class WorkflowInstancePage implements Serializable {
     @Inject
     ConsoleUser user;
 
+    /** Request-scoped: "now" on the database clock for the picture's retry times, read once per render. */
+    @Inject
+    ConsoleClock clock;
+
     private String id;
     private String missing;
     private transient InstanceDetail detail;
@@ -66,11 +70,7 @@ public class WorkflowInstancePage implements Serializable {
             return "";
         }
         String context = FacesContext.getCurrentInstance().getExternalContext().getRequestContextPath();
-        return WorkflowDiagram.svg(d.steps(), episode -> context + "/episode.xhtml?id=" + episode);
-    }
-
-    public String duration(Long ms) {
-        return ms == null ? "" : ConsoleFormat.duration(ms);
+        return WorkflowDiagram.svg(d.steps(), episode -> context + "/episode.xhtml?id=" + episode, clock.getNow());
     }
 
     public void cancel() {

@@ -13,7 +13,9 @@ import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import jakarta.json.JsonObject;
 import java.io.Serializable;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Backs workflows.xhtml: the definitions (origin, enabled, instances by status, success rate, last
@@ -26,6 +28,7 @@ public class WorkflowsPage implements Serializable {
 
     private static final long serialVersionUID = 1L;
     static final int INSTANCES_SHOWN = 50;
+    static final List<String> LIFECYCLE = List.of("pending", "running", "blocked", "completed", "failed", "canceled");
 
     @Inject
     Workflows workflows;
@@ -93,6 +96,34 @@ public class WorkflowsPage implements Serializable {
             refresh();
         }
         return instances;
+    }
+
+    /** One instance count of a workflow, shown as a badge: "3 completed". */
+    public record StatusCount(String status, long count) implements Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * A workflow's instances by status in lifecycle order (in flight first, then how they ended;
+     * a status the console does not know last, by name), zero counts left out.
+     */
+    public List<StatusCount> counts(Map<String, Long> byStatus) {
+        if (byStatus == null) {
+            return List.of();
+        }
+        return byStatus.entrySet().stream().filter(e -> e.getValue() != null && e.getValue() > 0)
+                .sorted(Comparator.comparingInt((Map.Entry<String, Long> e) -> lifecycleRank(e.getKey()))
+                        .thenComparing(Map.Entry::getKey))
+                .map(e -> new StatusCount(e.getKey(), e.getValue())).toList();
+    }
+
+    private static int lifecycleRank(String status) {
+        int i = LIFECYCLE.indexOf(status);
+        return i < 0 ? LIFECYCLE.size() : i;
+    }
+
+    public List<String> getStatuses() {
+        return LIFECYCLE;
     }
 
     public String percent(Double rate) {

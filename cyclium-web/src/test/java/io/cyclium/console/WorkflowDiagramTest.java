@@ -18,6 +18,15 @@ import org.xml.sax.InputSource;
 @DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
 class WorkflowDiagramTest {
 
+    static final LocalDateTime NOW = LocalDateTime.of(2026, 11, 30, 12, 0);
+
+    @Test
+    void a_retry_already_due_says_how_long_ago() {
+        LocalDateTime due = LocalDateTime.of(2026, 11, 30, 12, 34, 56);
+        assertThat(WorkflowDiagram.retryDue(due, due.plusSeconds(3))).isEqualTo("retry due 3 s ago");
+        assertThat(WorkflowDiagram.retryDue(due, due.minusMinutes(2))).isEqualTo("retry in 2 min");
+    }
+
     static StepView step(String id, String state, int attempt, LocalDateTime next, String episode, boolean critical,
             String... deps) {
         return new StepView(id, "actor", "exp", List.of(deps), critical, false, state, attempt, 3, next, null, episode,
@@ -47,7 +56,7 @@ class WorkflowDiagramTest {
     void each_step_sits_right_of_its_deepest_dependency_with_one_arrow_per_dependency() throws Exception {
         Document doc = parse(WorkflowDiagram.svg(List.of(step("a", "completed", 1, null, "e1", true),
                 step("b", "running", 1, null, "e2", true, "a"), step("c", "completed", 1, null, "e3", true, "a"),
-                step("d", "pending", 0, null, null, true, "b", "c", "a")), e -> "/cyclium/episode.xhtml?id=" + e));
+                step("d", "pending", 0, null, null, true, "b", "c", "a")), e -> "/cyclium/episode.xhtml?id=" + e, NOW));
 
         assertThat(x(group(doc, "b"))).isGreaterThan(x(group(doc, "a"))).isEqualTo(x(group(doc, "c")));
         assertThat(x(group(doc, "d"))).isGreaterThan(x(group(doc, "b")));
@@ -59,11 +68,13 @@ class WorkflowDiagramTest {
         LocalDateTime due = LocalDateTime.of(2026, 11, 30, 12, 34, 56);
         Document doc = parse(WorkflowDiagram.svg(List.of(step("ok", "completed", 1, null, "e1", true),
                 step("flaky", "failed", 2, due, "e2", false), step("todo", "pending", 0, null, null, true)),
-                e -> "/ctx/episode.xhtml?id=" + e));
+                e -> "/ctx/episode.xhtml?id=" + e, due.minusSeconds(40)));
 
         Element flaky = group(doc, "flaky");
         assertThat(((Element) flaky.getElementsByTagName("rect").item(0)).getAttribute("stroke-dasharray")).isNotEmpty();
-        assertThat(flaky.getTextContent()).contains("attempt 2/3").contains("next 12:34:56 UTC");
+        assertThat(flaky.getTextContent()).contains("attempt 2/3").contains("retry in 40 s");
+        assertThat(flaky.getElementsByTagName("title").item(0).getTextContent())
+                .endsWith("next attempt 2026-11-30 12:34:56.000 UTC");
         assertThat(((Element) flaky.getParentNode()).getAttribute("href")).isEqualTo("/ctx/episode.xhtml?id=e2");
         assertThat(((Element) group(doc, "ok").getElementsByTagName("rect").item(0)).getAttribute("fill"))
                 .isEqualTo(WorkflowDiagram.FILL.get("completed"));
@@ -72,7 +83,7 @@ class WorkflowDiagramTest {
 
     @Test
     void text_from_the_database_is_escaped() throws Exception {
-        String svg = WorkflowDiagram.svg(List.of(step("<script>&", "failed", 1, null, "\"><x", true)), e -> "/e?id=" + e);
+        String svg = WorkflowDiagram.svg(List.of(step("<script>&", "failed", 1, null, "\"><x", true)), e -> "/e?id=" + e, NOW);
 
         assertThat(svg).doesNotContain("<script>").doesNotContain("\"><x");
         assertThat(group(parse(svg), "<script>&").getTextContent()).contains("<script>&");

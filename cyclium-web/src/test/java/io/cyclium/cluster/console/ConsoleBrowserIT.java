@@ -8,6 +8,7 @@ import io.cyclium.cluster.HarnessDatabase;
 import io.cyclium.cluster.HttpReply;
 import io.cyclium.cluster.actors.ClusterActor;
 import jakarta.json.JsonObject;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -490,12 +491,15 @@ class ConsoleBrowserIT {
     @Test
     void no_page_scrolls_sideways_at_1280_px() {
         String id = startLongOnce(2, 10);
+        String instance = startFanout("sideways");
         awaitStatus(id, "done");
+        awaitInstance(instance, "completed");
         logIn("admin", adminPassword());
         assertThat(((Number) ((JavascriptExecutor) browser).executeScript("return window.innerWidth")).intValue()).isLessThanOrEqualTo(1280);
         for (String page : List.of("index.xhtml", "episodes.xhtml", "episodes.xhtml?actor=cluster_actor&size=200",
                 "episode.xhtml?id=" + enc(id), "findings.xhtml", "findings.xhtml?status=cleared", "actors.xhtml",
-                "trigger-requests.xhtml", "claims.xhtml", "claims.xhtml?keyPrefix=nothing-starts-like-this", "audit.xhtml")) {
+                "trigger-requests.xhtml", "workflows.xhtml", "workflow.xhtml?id=" + enc(instance), "claims.xhtml",
+                "claims.xhtml?keyPrefix=nothing-starts-like-this", "audit.xhtml")) {
             browser.get(base() + page);
             await(d -> !d.findElements(By.id("thisNode")).isEmpty());
             assertNoSidewaysOverflow(page);
@@ -511,6 +515,173 @@ class ConsoleBrowserIT {
         WebElement key = browser.findElement(By.id("episode:dedupeKey"));
         assertThat(key.getText()).isEqualTo(node.get("/episodes/" + id).jsonObject().getJsonObject("episode").getString("dedupeKey"));
         shot("episode-1280");
+    }
+
+    // ---- workflows --------------------------------------------------------------------
+
+    @Test
+    void the_workflows_list_counts_instances_per_status_and_an_instance_page_draws_its_dag_with_relative_times() {
+        String id = startFanout("list");
+        awaitInstance(id, "completed");
+        logIn("admin", adminPassword());
+        browser.findElement(By.id("navWorkflows")).click();
+        await(d -> d.findElement(By.id("workflowsForm:definitions")).getText().contains("cluster_fanout"));
+
+        // instances by status in words, one badge each: "3 completed", never the map's "{completed=3}" or "{}"
+        WebElement fanout = definitionRow("cluster_fanout");
+        assertThat(fanout.findElements(By.cssSelector(".counts .badge")).stream().map(WebElement::getText))
+                .isNotEmpty().allMatch(t -> t.matches("[0-9]+ (pending|running|blocked|completed|failed|canceled)"))
+                .anyMatch(t -> t.matches("[0-9]+ completed"));
+        assertThat(fanout.findElement(By.cssSelector(".counts .badge.tone-ok")).getText()).endsWith("completed");
+        assertThat(definitionRow("defaults_flow").findElement(By.className("counts")).getText()).isEqualTo("none yet");
+        assertThat(browser.findElement(By.id("workflowsForm:definitions")).getText()).doesNotContain("{").doesNotContain("}");
+        // the instance's row: started "12 s ago" with the instant on hover, took in words
+        WebElement row = instanceRow(id);
+        assertRelativeTime(row.findElement(By.cssSelector("time.rel")));
+        assertThat(row.findElement(By.cssSelector(".dur")).getText()).matches("[0-9.]+ (ms|s|min)( [0-9]+ s)?");
+        assertThat(headers("workflowsForm:instances")).contains("Started", "Took").noneMatch(h -> h.contains("UTC") || h.contains(" ms"));
+        assertNoRawTimestamps("the workflows page");
+        shot("workflows");
+
+        row.findElement(By.linkText(id)).click();
+        await(d -> "completed".equals(d.findElement(By.id("instance:status")).getText()));
+        assertDagDrawn(List.of("start", "a", "b", "c", "join", "end"), 7);
+        assertThat(dagStates()).allMatch(s -> s.equals("completed"));
+        assertThat(browser.findElement(By.cssSelector("svg.workflow-dag g.step[data-step='join'] rect")).getAttribute("fill"))
+                .isEqualTo("#bbf7d0");
+        assertThat(browser.findElement(By.cssSelector("svg.workflow-dag g.step[data-step='join']")).getText()).contains("attempt 1/3");
+        // "started 40 s ago, finished 38 s ago, took 2.1 s": the instants on hover, as on every other page
+        assertRelativeTime(browser.findElement(By.id("instance:startedAt")));
+        assertRelativeTime(browser.findElement(By.id("instance:finishedAt")));
+        assertThat(text("instance:took")).matches("took [0-9.]+ (ms|s|min)( [0-9]+ s)?");
+        assertThat(headers("instance:steps")).contains("Next retry", "Took").noneMatch(h -> h.contains("UTC") || h.contains(" ms"));
+        assertThat(headers("instance:transitions")).contains("At").noneMatch(h -> h.contains("UTC"));
+        assertThat(browser.findElements(By.cssSelector("[id='instance:transitions'] time.rel"))).hasSizeGreaterThanOrEqualTo(6);
+        assertNoRawTimestamps("the instance page");
+        shot("instance");
+        // a box opens its step's episode
+        browser.findElement(By.cssSelector("svg.workflow-dag a g.step[data-step='end']")).click();
+        await(d -> !d.findElements(By.id("episode:status")).isEmpty());
+        assertThat(text("episode:status")).isEqualTo("done");
+    }
+
+    @Test
+    void a_step_waiting_for_its_retry_is_drawn_orange_and_its_next_attempt_is_said_as_in_so_many_seconds() {
+        HttpReply r = node.post("/workflows/cluster_retry/instances", "{\"payload\": {\"subject\": \"retry-" + UUID.randomUUID() + "\"}}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        String id = r.jsonObject().getString("id");
+        logIn("admin", adminPassword());
+        browser.get(base() + "workflow.xhtml?id=" + enc(id));
+        // the only step fails its first attempt; its second is due 20 s later
+        By flaky = By.cssSelector("svg.workflow-dag g.step[data-step='flaky']");
+        await(d -> d.findElement(flaky).getText().contains("(retry)"));
+        assertThat(browser.findElement(By.cssSelector("svg.workflow-dag g.step[data-step='flaky'] rect")).getAttribute("fill"))
+                .isEqualTo("#fed7aa");
+        // the box says when, as the table does: "retry in 18 s", not a clock time
+        assertThat(browser.findElements(By.cssSelector("svg.workflow-dag g.step[data-step='flaky'] text")).stream()
+                .map(WebElement::getText)).anyMatch(t -> t.matches("retry (in [0-9]+ s|due just now|due [0-9]+ s ago)"))
+                .noneMatch(t -> t.contains("UTC"));
+        WebElement next = browser.findElement(By.cssSelector("[id='instance:steps'] time.rel"));
+        assertThat(next.getText()).matches("in [0-9]+ s|just now");
+        assertThat(next.getAttribute("title")).matches("20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9:.]{12} UTC · database clock.*");
+        assertThat(browser.findElement(By.cssSelector("[id='instance:steps'] .badge")).getText()).isEqualTo("failed");
+        assertNoRawTimestamps("the instance page with a retry waiting");
+        shot("retry-waiting");
+        // the page polls while the instance is in flight: the retry's success arrives without a reload
+        await(d -> "completed".equals(d.findElement(By.id("instance:status")).getText()));
+        assertThat(dagStates()).containsExactly("completed");
+        assertThat(browser.findElement(flaky).getText()).contains("attempt 2/3");
+    }
+
+    @Test
+    void an_admin_starts_a_workflow_from_the_console_and_watches_its_instance_run_to_completed() {
+        logIn("admin", adminPassword());
+        browser.get(base() + "workflows.xhtml");
+        await(d -> !d.findElements(By.id("workflowsForm:start")).isEmpty());
+        click("workflowsForm:startWorkflow");
+        clickXpath("//ul[@id='workflowsForm:startWorkflow_items']/li[@data-label='cluster_fanout']");
+        await(d -> d.findElement(By.id("workflowsForm:startWorkflow_label")).getText().equals("cluster_fanout"));
+        String subject = "console-" + UUID.randomUUID();
+        WebElement payload = browser.findElement(By.id("workflowsForm:payload"));
+        payload.clear();
+        payload.sendKeys("{\"subject\": \"" + subject + "\", \"steps\": 2, \"stepMs\": 300}");
+        click("workflowsForm:start");
+        // the start answers with the instance's own page, which follows it live to its end
+        await(d -> d.getCurrentUrl().contains("/workflow.xhtml?id="));
+        String id = browser.getCurrentUrl().replaceAll(".*[?&]id=([^&]+).*", "$1");
+        assertThat(node.get("/workflow-instances/" + id).jsonObject().getJsonObject("instance").getString("subject"))
+                .isEqualTo(subject);
+        assertDagDrawn(List.of("start", "a", "b", "c", "join", "end"), 7);
+        await(d -> "completed".equals(d.findElement(By.id("instance:status")).getText()));
+        await(d -> dagStates().stream().allMatch("completed"::equals));
+        shot("started-in-console");
+        // and the list shows it, completed
+        browser.findElement(By.id("navWorkflows")).click();
+        await(d -> instanceRow(id).findElement(By.cssSelector(".badge")).getText().equals("completed"));
+    }
+
+    @Test
+    void a_workflow_started_with_the_command_line_client_shows_in_the_console() throws Exception {
+        String subject = "cli-" + UUID.randomUUID();
+        File script = new File(System.getProperty("cyclium.config.dir", "../server-config"), "bin/cyclium");
+        ProcessBuilder cli = new ProcessBuilder(script.getAbsolutePath(), "workflow", "start", "cluster_fanout", "--payload",
+                "{\"subject\": \"" + subject + "\", \"steps\": 2, \"stepMs\": 300}");
+        cli.environment().put("CYCLIUM_URL", base().replaceAll("/$", ""));
+        cli.environment().put("CYCLIUM_USER", "admin");
+        cli.environment().put("CYCLIUM_PASSWORD", adminPassword());
+        Process p = cli.redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("the client finished").isTrue();
+        assertThat(p.exitValue()).as("the client's exit status; it said: " + out).isZero();
+        String id = jakarta.json.Json.createReader(new java.io.StringReader(out)).readObject().getString("id");
+
+        logIn("viewer", VIEWER_PASSWORD);
+        browser.get(base() + "workflows.xhtml");
+        await(d -> !d.findElements(By.linkText(id)).isEmpty());
+        instanceRow(id).findElement(By.linkText(id)).click();
+        await(d -> "completed".equals(d.findElement(By.id("instance:status")).getText()));
+        assertThat(browser.findElement(By.cssSelector("[id='instance'] .note")).getText()).contains(subject);
+        assertDagDrawn(List.of("start", "a", "b", "c", "join", "end"), 7);
+        assertThat(dagStates()).allMatch("completed"::equals);
+        assertThat(browser.findElements(By.id("instance:cancel"))).as("a viewer gets no actions").isEmpty();
+        shot("started-from-cli");
+    }
+
+    @Test
+    void the_top_bar_is_one_line_at_1280_by_800_on_every_page() {
+        String id = startFanout("topbar");
+        awaitInstance(id, "completed");
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 800));
+        logIn("admin", adminPassword());
+        for (String page : List.of("index.xhtml", "episodes.xhtml", "workflows.xhtml", "workflow.xhtml?id=" + enc(id),
+                "trigger-requests.xhtml", "audit.xhtml")) {
+            browser.get(base() + page);
+            await(d -> !d.findElements(By.id("thisNode")).isEmpty());
+            @SuppressWarnings("unchecked")
+            java.util.Map<String, Object> m = (java.util.Map<String, Object>) ((JavascriptExecutor) browser).executeScript(
+                    "var bar = document.querySelector('header.topbar'), nav = bar.querySelector('nav'), link = nav.querySelector('a');"
+                            + "var tops = Array.prototype.map.call(bar.children, function (c) { return c.getBoundingClientRect().top; });"
+                            + "var bottoms = Array.prototype.map.call(bar.children, function (c) { return c.getBoundingClientRect().bottom; });"
+                            + "var cs = getComputedStyle(bar);"
+                            + "return {nav: nav.getBoundingClientRect().height, link: link.getBoundingClientRect().height,"
+                            + " bar: bar.getBoundingClientRect().height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom),"
+                            + " lowestTop: Math.max.apply(null, tops), highestBottom: Math.min.apply(null, bottoms),"
+                            + " width: document.documentElement.clientWidth};");
+            double link = ((Number) m.get("link")).doubleValue();
+            assertThat(((Number) m.get("nav")).doubleValue()).as(page + ": the sections' height at width " + m.get("width"))
+                    .isCloseTo(link, org.assertj.core.data.Offset.offset(1.0));
+            assertThat(((Number) m.get("bar")).doubleValue()).as(page + ": the top bar's inner height, one line is " + link)
+                    .isLessThan(link * 1.5);
+            assertThat(((Number) m.get("lowestTop")).doubleValue()).as(page + ": brand, sections and who share one line")
+                    .isLessThan(((Number) m.get("highestBottom")).doubleValue());
+        }
+        shot("topbar-1280");
+        // the bar's last item still works: logging out leads back to the login page
+        click("session:logout");
+        await(d -> d.getCurrentUrl().contains("/login.xhtml"));
+        browser.get(base() + "workflows.xhtml");
+        await(d -> d.getCurrentUrl().contains("/login.xhtml"));
     }
 
     @Test
@@ -629,13 +800,75 @@ class ConsoleBrowserIT {
     }
 
     private void awaitStatus(String id, String status) {
+        awaitApiStatus("/episodes/" + id, "episode", status);
+    }
+
+    private void awaitInstance(String id, String status) {
+        awaitApiStatus("/workflow-instances/" + id, "instance", status);
+    }
+
+    /** Polls the API until {@code path}'s {@code object} has this status. */
+    private void awaitApiStatus(String path, String object, String status) {
         long until = System.nanoTime() + WAIT.toNanos();
-        while (!status.equals(node.get("/episodes/" + id).jsonObject().getJsonObject("episode").getString("status"))) {
+        while (!status.equals(node.get(path).jsonObject().getJsonObject(object).getString("status"))) {
             if (System.nanoTime() > until) {
-                throw new AssertionError("episode " + id + " not " + status + " within " + WAIT);
+                throw new AssertionError(path + " not " + status + " within " + WAIT);
             }
             pause();
         }
+    }
+
+    /** Starts the cluster tests' six-step DAG (two 100 ms units per step) through the API; returns the instance id. */
+    private String startFanout(String what) {
+        HttpReply r = node.post("/workflows/cluster_fanout/instances", "{\"payload\": {\"subject\": \"" + what + "-"
+                + UUID.randomUUID() + "\", \"steps\": 2, \"stepMs\": 100}}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.jsonObject().getString("id");
+    }
+
+    private WebElement definitionRow(String workflow) {
+        return browser.findElement(By.xpath("//tbody[@id='workflowsForm:definitions_data']/tr[td[1][normalize-space()='"
+                + workflow + "']]"));
+    }
+
+    private WebElement instanceRow(String id) {
+        return browser.findElement(By.xpath("//tbody[@id='workflowsForm:instances_data']/tr[.//a[text()='" + id + "']]"));
+    }
+
+    private List<String> headers(String table) {
+        return browser.findElements(By.cssSelector("[id='" + table + "'] thead th")).stream().map(WebElement::getText)
+                .map(String::strip).collect(Collectors.toList());
+    }
+
+    /** The DAG's picture has a box per step, named, and an arrow per dependency. */
+    private void assertDagDrawn(List<String> steps, int arrows) {
+        await(d -> d.findElements(By.cssSelector("svg.workflow-dag g.step")).size() == steps.size());
+        assertThat(browser.findElements(By.cssSelector("svg.workflow-dag g.step")).stream().map(g -> g.getAttribute("data-step")))
+                .containsExactlyInAnyOrderElementsOf(steps);
+        for (String step : steps) {
+            WebElement box = browser.findElement(By.cssSelector("svg.workflow-dag g.step[data-step='" + step + "']"));
+            assertThat(box.findElement(By.tagName("rect")).getSize().getWidth()).as("the box of " + step).isGreaterThan(100);
+            assertThat(box.getText()).as("the box of " + step).startsWith(step);
+        }
+        assertThat(browser.findElements(By.cssSelector("svg.workflow-dag line.edge"))).hasSize(arrows);
+    }
+
+    /** Each box's state as drawn (its class {@code step-<state>}), in the picture's order. */
+    private List<String> dagStates() {
+        return browser.findElements(By.cssSelector("svg.workflow-dag g.step")).stream()
+                .map(g -> g.getAttribute("class").replaceAll(".*\\bstep-([a-z_]+).*", "$1")).collect(Collectors.toList());
+    }
+
+    /** "12 s ago" (or "in 3 s"), the exact UTC instant and the clock on hover: how every page shows a time. */
+    private static void assertRelativeTime(WebElement time) {
+        assertThat(time.getText()).matches("just now|[0-9]+ (s|min|h) ago|in [0-9]+ (s|min|h)");
+        assertThat(time.getAttribute("title")).matches("20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9:.]{12} UTC · database clock.*");
+    }
+
+    /** No "2026-12-05T01:04:13.217897" nor "2026-12-05 01:04:13" printed as text on the page (hover titles aside). */
+    private void assertNoRawTimestamps(String page) {
+        String shown = browser.findElement(By.tagName("main")).getText();
+        assertThat(shown).as(page + " prints a raw timestamp").doesNotContainPattern("20[0-9]{2}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}");
     }
 
     /** "30 ms", "1.2 s", "42 s" as milliseconds. */
@@ -842,6 +1075,11 @@ class ConsoleBrowserIT {
     private void click(String id) {
         new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
                 .until(ExpectedConditions.elementToBeClickable(By.id(id))).click();
+    }
+
+    private void clickXpath(String xpath) {
+        new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
+                .until(ExpectedConditions.elementToBeClickable(By.xpath(xpath))).click();
     }
 
     private String text(String id) {
