@@ -115,30 +115,87 @@ public final class WorkflowEngine {
      * the subject, on any node.
      */
     public String start(WorkflowDefinition def, Start start) {
-        Prepared p = prepare(def, start);
-        Optional<Runnable> created = tx.inNewTransaction(em -> {
-            InCommit joined = new InCommit(em);
-            WorkflowEngine here = joinedTo(joined);
-            here.store.continueJournal(p.row().id(), 0); // its first transition is written in this transaction
-            if (!here.store.insertInstance(em, p.row(), p.steps())) {
-                return Optional.<Runnable>empty();
-            }
-            PendingAudit.detail("instance " + p.row().id());
-            PendingAudit.recordIn(em);
-            here.instanceHeld = true; // inserted here: no other transaction sees the row before the commit
-            // advanced from what was just inserted, not from a read of it
-            here.advance(p.row().id(), new InstanceAndSteps(p.row(), p.steps().stream().map(s -> new StepRow(p.row().id(),
-                    s.id(), StepState.PENDING, 0, s.retry().maxAttempts(), s.critical(), null, null, null, null, null, null, 0,
-                    null, null, 0)).toList(), Map.of()));
-            here.store.writeJournal(em);
-            return Optional.<Runnable>of(joined::committed);
-        });
-        if (created.isEmpty()) {
-            throw inFlight(def, p.row().subject());
+        return startAll(def, List.of(start)).get(0);
+    }
+
+    /** The most instances one {@link #startAll} stores (one transaction holds them all, and their first steps' episodes). */
+    public static final int MAX_STARTS_AT_ONCE = 1_000;
+
+    /**
+     * {@link #start} for a list: every instance, with its first steps and their episodes, in one
+     * transaction — all of them or none. One refused (an instance in flight for its subject,
+     * elsewhere or earlier in the same list) refuses the whole list with 409 naming that subject,
+     * and nothing is stored.
+     */
+    public List<String> startAll(WorkflowDefinition def, List<Start> starts) {
+        if (starts.isEmpty() || starts.size() > MAX_STARTS_AT_ONCE) {
+            throw Problem.invalid(null, starts.size() + " instances to start: 1 to " + MAX_STARTS_AT_ONCE + " in one request");
         }
-        telemetry.count("workflow_instance_started", "workflow", def.id());
+        List<Prepared> prepared = starts.stream().map(s -> prepare(def, s)).toList();
+        Map<String, Integer> firstWith = new HashMap<>();
+        for (int i = 0; i < prepared.size(); i++) {
+            Integer earlier = firstWith.putIfAbsent(prepared.get(i).row().subject(), i);
+            if (earlier != null) {
+                throw Problem.conflict("instances " + earlier + " and " + i + " of the list are both for subject \""
+                        + prepared.get(i).row().subject() + "\": workflow " + def.id() + " runs one instance per subject at a time");
+            }
+        }
+        String[] refused = new String[1];
+        Optional<Runnable> created;
+        try {
+            created = tx.inNewTransaction(em -> {
+                InCommit joined = new InCommit(em);
+                WorkflowEngine here = joinedTo(joined);
+                for (Prepared p : prepared) {
+                    here.store.continueJournal(p.row().id(), 0); // its first transition is written in this transaction
+                    if (!here.store.insertInstance(em, p.row(), p.steps())) {
+                        refused[0] = p.row().subject();
+                        // nothing of the list may stand: the exception rolls the transaction back
+                        throw new RefusedStart();
+                    }
+                }
+                PendingAudit.detail(prepared.size() == 1 ? "instance " + prepared.get(0).row().id()
+                        : prepared.size() + " instances, " + prepared.get(0).row().id() + " … " + prepared.get(prepared.size() - 1).row().id());
+                PendingAudit.recordIn(em);
+                here.instanceHeld = true; // inserted here: no other transaction sees the rows before the commit
+                for (Prepared p : prepared) {
+                    // advanced from what was just inserted, not from a read of it
+                    here.advance(p.row().id(), new InstanceAndSteps(p.row(), p.steps().stream().map(s -> new StepRow(p.row().id(),
+                            s.id(), StepState.PENDING, 0, s.retry().maxAttempts(), s.critical(), null, null, null, null, null, null, 0,
+                            null, null, 0)).toList(), Map.of()));
+                }
+                here.store.writeJournal(em);
+                return Optional.<Runnable>of(joined::committed);
+            });
+        } catch (RuntimeException e) {
+            if (!RefusedStart.in(e)) {
+                throw e;
+            }
+            created = Optional.empty(); // rolled back: nothing of the list was stored
+        }
+        if (created.isEmpty()) {
+            throw inFlight(def, refused[0]);
+        }
+        prepared.forEach(p -> telemetry.count("workflow_instance_started", "workflow", def.id()));
         created.get().run();
-        return p.row().id();
+        return prepared.stream().map(p -> p.row().id()).toList();
+    }
+
+    /** Thrown inside {@link #startAll}'s transaction to roll it back: one of its instances was refused. */
+    private static final class RefusedStart extends RuntimeException {
+        RefusedStart() {
+            super("an instance of the list was refused", null, false, false);
+        }
+
+        /** Whether {@code e} is this, as thrown or as the cause of what the container wrapped it in. */
+        static boolean in(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof RefusedStart) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** This engine working inside the transaction of {@code joined} (see {@link InCommit}). */

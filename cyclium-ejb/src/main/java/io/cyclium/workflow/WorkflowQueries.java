@@ -104,6 +104,17 @@ public final class WorkflowQueries {
         return new StepsAndSummaries(steps, summaries, last);
     }
 
+    /** The instances of {@code ids}, in that order (an id without one is left out). */
+    public List<InstanceRow> instances(EntityManager em, List<String> ids) {
+        java.util.Map<String, InstanceRow> byId = new java.util.HashMap<>();
+        new NativeSql().sql("SELECT " + INSTANCE_COLUMNS + " FROM cyclium_workflow_instances WHERE ").in("id", ids).query(em)
+                .getResultList().forEach(r -> {
+                    InstanceRow row = instance((Object[]) r);
+                    byId.put(row.id(), row);
+                });
+        return ids.stream().map(byId::get).filter(java.util.Objects::nonNull).toList();
+    }
+
     public List<StepRow> steps(EntityManager em, String instanceId) {
         List<?> rows = new NativeSql().sql("SELECT " + STEP_COLUMNS + " FROM cyclium_workflow_steps WHERE instance_id = ")
                 .value(instanceId).sql(" ORDER BY step_id").query(em).getResultList();

@@ -301,6 +301,18 @@ public class Workflows {
 
     /** Starts the whole DAG, or an outcome (its target step and that step's transitive dependencies). */
     public InstanceView start(String workflowId, String outcome, JsonObject payload, String subject, String by) {
+        return startAll(workflowId, List.of(new StartRequest(outcome, payload, subject)), by).get(0);
+    }
+
+    /** One instance to start: the whole DAG or an outcome, its payload, its subject (null: from the payload). */
+    public record StartRequest(String outcome, JsonObject payload, String subject) {
+    }
+
+    /**
+     * Starts a list of instances in one transaction, all or none ({@link WorkflowEngine#startAll}),
+     * and answers them as stored (one read of them all).
+     */
+    public List<InstanceView> startAll(String workflowId, List<StartRequest> requests, String by) {
         WorkflowQueries.StoredDefinition stored = definitions().stored(workflowId)
                 .orElseThrow(() -> Problem.notFound("no workflow " + workflowId));
         if (!stored.enabled()) {
@@ -309,9 +321,9 @@ public class Workflows {
         if (host.draining()) {
             throw Problem.unavailable("node " + identity.name() + " is shutting down and starts no instances: try another node");
         }
-        String id = engine().start(definitions().parse(stored),
-                new WorkflowEngine.Start(payload, subject, outcome, config.stackSlug(), config.env(), "started by " + by));
-        return detail(id).instance();
+        List<String> ids = engine().startAll(definitions().parse(stored), requests.stream().map(r -> new WorkflowEngine.Start(
+                r.payload(), r.subject(), r.outcome(), config.stackSlug(), config.env(), "started by " + by)).toList());
+        return tx.inNewTransaction(em -> queries().instances(em, ids)).stream().map(InstanceView::of).toList();
     }
 
     /** Newest first, keyset-paged on (started_at, id). */

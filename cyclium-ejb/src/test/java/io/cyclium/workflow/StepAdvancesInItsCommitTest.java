@@ -315,4 +315,41 @@ class StepAdvancesInItsCommitTest {
         assertThat(((Number) numbers[1]).longValue()).as("transition numbers, each once").isEqualTo(((Number) numbers[0]).longValue());
         assertThat(((Number) numbers[2]).longValue()).as("numbered 1 to n").isEqualTo(((Number) numbers[0]).longValue());
     }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_list_of_instances_is_stored_with_their_first_steps_in_one_transaction_and_one_refused_subject_stores_none(
+            Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b", "a")));
+        StepEpisodes episodes = new StepEpisodes(db);
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(db);
+        WorkflowEngine engine = new WorkflowEngine(counted, new WorkflowStore(DatabaseTime.following(db.vendor(), clock), NODE),
+                new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes,
+                clock, telemetry, () -> 0.5);
+        java.util.function.Function<String, WorkflowEngine.Start> forSubject = subject -> new WorkflowEngine.Start(
+                Json.createObjectBuilder().build(), subject, null, null, null, "test");
+
+        List<String> ids = engine.startAll(def, List.of(forSubject.apply("s1"), forSubject.apply("s2"), forSubject.apply("s3")));
+
+        assertThat(counted.transactions()).as("three instances, their steps, their first steps' episodes").isEqualTo(1);
+        assertThat(ids).hasSize(3).doesNotHaveDuplicates();
+        for (String id : ids) {
+            InstanceRow instance = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
+            assertThat(instance.status()).isEqualTo(InstanceStatus.RUNNING);
+            assertThat(episodes.only(id, "a", 1).episodeId()).isNotNull();
+            assertThat(episodes.launches(id, 1)).as("b waits for a").isEqualTo(1);
+        }
+
+        // s2 is in flight: a list naming it stores nothing, not even the instance before it
+        assertThatThrownBy(() -> engine.startAll(def, List.of(forSubject.apply("s4"), forSubject.apply("s2"))))
+                .isInstanceOf(io.cyclium.problem.Problem.class).hasMessageContaining("\"s2\"").hasMessageContaining(ids.get(1));
+        assertThatThrownBy(() -> engine.startAll(def, List.of(forSubject.apply("s5"), forSubject.apply("s5"))))
+                .isInstanceOf(io.cyclium.problem.Problem.class).hasMessageContaining("instances 0 and 1");
+        long s4 = db.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_workflow_instances"
+                + " WHERE workflow_id = ?1 AND subject_value IN ('s4', 's5')").setParameter(1, def.id()).getSingleResult()).longValue());
+        assertThat(s4).isZero();
+        assertThat(telemetry.count("workflow_instance_started")).isEqualTo(3);
+    }
 }

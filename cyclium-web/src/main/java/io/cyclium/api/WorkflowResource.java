@@ -1,12 +1,14 @@
 package io.cyclium.api;
 
 import io.cyclium.audit.AuditAction;
+import io.cyclium.problem.Problem;
 import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.workflow.InstanceView;
 import io.cyclium.workflow.WorkflowView;
 import io.cyclium.workflow.Workflows;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
@@ -20,6 +22,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -77,14 +80,40 @@ public class WorkflowResource {
     @Path("{id}/instances")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response start(@PathParam("id") String id, String body) {
-        InstanceView started = operator.perform(AuditAction.WORKFLOW_START, id, () -> {
-            JsonObject o = body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : JsonBodies.object(body);
-            String outcome = JsonBodies.optionalString(o, "outcome");
-            JsonObject payload = JsonBodies.optionalObject(o, "payload");
-            String subject = JsonBodies.optionalString(o, "subject");
-            return workflows.start(id, outcome, payload, subject, caller());
-        });
+        JsonValue value = body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT
+                : JsonBodies.value(body, "a JSON object (one instance) or an array of them");
+        if (value instanceof JsonArray list) {
+            // a list: every instance stored in one transaction, or none (one audit row for the request)
+            List<Workflows.StartRequest> requests = new ArrayList<>(list.size());
+            for (int i = 0; i < list.size(); i++) {
+                if (!(list.get(i) instanceof JsonObject o)) {
+                    throw Problem.invalid("[" + i + "]", "item " + i + " of the list must be a JSON object, not "
+                            + list.get(i).getValueType().name().toLowerCase());
+                }
+                requests.add(startRequest(o, "[" + i + "]."));
+            }
+            List<InstanceView> started = operator.perform(AuditAction.WORKFLOW_START, id, () -> workflows.startAll(id, requests,
+                    caller()));
+            return Response.status(Response.Status.CREATED).entity(started).build();
+        }
+        if (!(value instanceof JsonObject o)) {
+            throw Problem.invalid(null, "the request body must be a JSON object (one instance) or an array of them, not "
+                    + value.getValueType().name().toLowerCase());
+        }
+        Workflows.StartRequest request = startRequest(o, "");
+        InstanceView started = operator.perform(AuditAction.WORKFLOW_START, id, () -> workflows.start(id, request.outcome(),
+                request.payload(), request.subject(), caller()));
         return Response.status(Response.Status.CREATED).entity(started).build();
+    }
+
+    /** One instance of a start request; {@code at} names its place in a list in error messages ("[3]."). */
+    private static Workflows.StartRequest startRequest(JsonObject o, String at) {
+        try {
+            return new Workflows.StartRequest(JsonBodies.optionalString(o, "outcome"), JsonBodies.optionalObject(o, "payload"),
+                    JsonBodies.optionalString(o, "subject"));
+        } catch (Problem p) {
+            throw at.isEmpty() ? p : Problem.invalid(at + p.field(), "item " + at.substring(1, at.length() - 2) + ": " + p.getMessage());
+        }
     }
 
     private String caller() {

@@ -134,6 +134,38 @@ class WorkflowsIT {
     }
 
     @Test
+    void a_list_of_instances_is_started_in_one_request_all_or_none() throws Exception {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String list = "[" + java.util.stream.IntStream.range(0, 5).mapToObj(i -> "{\"payload\": {\"subject\": \"l-" + run + "-" + i
+                + "\"}}").collect(java.util.stream.Collectors.joining(", ")) + "]";
+        java.net.http.HttpResponse<String> created = ApiCalls.admin(base, "POST", "api/workflows/it_fanout/instances", list);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        jakarta.json.JsonArray started = ApiCalls.json(created).asJsonArray();
+        assertThat(started).hasSize(5);
+        for (int i = 0; i < 5; i++) {
+            assertThat(started.getJsonObject(i).getString("subject")).as("in the order asked").isEqualTo("l-" + run + "-" + i);
+        }
+        started.forEach(v -> awaitStatus(v.asJsonObject().getString("id"), "completed"));
+
+        // one subject of the list in flight: nothing of the list is stored
+        String busy = call("POST", "api/workflows/it_fanout/instances", "{\"payload\": {\"subject\": \"b-" + run + "\"}}", 201)
+                .getString("id");
+        JsonObject refused = call("POST", "api/workflows/it_fanout/instances", "[{\"payload\": {\"subject\": \"n-" + run
+                + "\"}}, {\"payload\": {\"subject\": \"b-" + run + "\"}}]", 409);
+        assertThat(refused.getString("error")).contains("b-" + run).contains(busy);
+        java.net.http.HttpResponse<String> listed = ApiCalls.admin(base, "GET", "api/workflow-instances?workflow=it_fanout&limit=200",
+                null);
+        assertThat(listed.statusCode()).isEqualTo(200);
+        assertThat(listed.body()).contains("b-" + run).doesNotContain("n-" + run);
+
+        // a bad item is named by its place in the list
+        JsonObject bad = call("POST", "api/workflows/it_fanout/instances", "[{\"payload\": {}}, {\"payload\": 7}]", 400);
+        assertThat(bad.getString("field")).isEqualTo("[1].payload");
+        assertThat(call("POST", "api/workflows/it_fanout/instances", "[]", 400).getString("error")).contains("1 to 1000");
+        assertThat(call("POST", "api/workflows/it_fanout/instances", "[3]", 400).getString("error")).contains("item 0");
+    }
+
+    @Test
     void an_invalid_json_definition_is_refused_naming_the_field() throws Exception {
         JsonObject cycle = call("PUT", "api/workflows/it_cycle", "{\"id\": \"it_cycle\", \"steps\": ["
                 + "{\"id\": \"a\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"dependsOn\": [\"b\"]},"
