@@ -12,8 +12,9 @@ public final class DeadlockVictim {
     private DeadlockVictim() {
     }
 
+    /** Also true for {@link RunAgain}: the work's own finding that a write it depends on lost, with the same advice. */
     public static boolean isCause(Throwable t) {
-        return SqlCauses.any(t, DeadlockVictim::isDeadlock);
+        return SqlCauses.any(t, DeadlockVictim::isDeadlock) || RunAgain.isCause(t);
     }
 
     static boolean isDeadlock(SQLException e) {

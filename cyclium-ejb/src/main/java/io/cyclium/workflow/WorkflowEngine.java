@@ -6,6 +6,7 @@ import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.DeadlockRetry;
+import io.cyclium.store.RunAgain;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.telemetry.TraceSpan;
@@ -375,6 +376,11 @@ public final class WorkflowEngine {
                 awaitingApproval.add(s.stepId());
                 continue;
             }
+            if (instanceHeld) {
+                launchHeld(instance, sd, byId, read.summaries());
+                queuedAny = true;
+                continue;
+            }
             int won = tx.inNewTransaction(em -> store.queue(em, instanceId, s.stepId(), StepState.PENDING, 0, false,
                     "dependencies done"));
             if (won == 1) {
@@ -487,6 +493,34 @@ public final class WorkflowEngine {
         String id = episodeId;
         boolean running = launch.kind() == StepLauncher.Kind.STARTED;
         tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), sd.id(), attempt, id, running));
+    }
+
+    /**
+     * {@link #launch} of a pending step's first attempt by an engine inside one transaction that
+     * holds the instance's row ({@link #instanceHeld}: a step's terminal write, or a start): the
+     * episode first, then the step queued with it attached (and running, when it started) in one
+     * guarded UPDATE. Engines that do not hold the instance (a reconcile on another node) may
+     * queue the same step meanwhile; then either the launch finds that attempt's episode already
+     * stored (its dedupe key) or the UPDATE matches nothing, and the whole transaction runs again
+     * ({@link RunAgain}) — its episode must not stand beside the other engine's, and the next run
+     * reads the step queued and leaves it.
+     */
+    private void launchHeld(InstanceRow instance, StepDefinition sd, Map<String, StepRow> byId, Map<String, String> summaries) {
+        String key = StepLauncher.dedupeKey(instance.id(), sd.id(), 1);
+        StepLauncher.Launch launch = tx.inNewTransaction(em -> launcher.launch(em, sd, instance.id(), 1, key,
+                input(em, instance, sd, 1, byId, summaries), instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
+        if (launch.kind() == StepLauncher.Kind.DUPLICATE) {
+            throw new RunAgain("step " + sd.id() + " of " + instance.id() + " was launched by another engine meanwhile");
+        }
+        boolean running = launch.kind() == StepLauncher.Kind.STARTED;
+        if (launch.episodeId() == null) {
+            LOG.fine(() -> "Step " + sd.id() + " of " + instance.id() + " stays queued here: " + launch.why());
+        }
+        int won = tx.inNewTransaction(em -> store.queueAndAttach(em, instance.id(), sd.id(), launch.episodeId(), running,
+                "dependencies done"));
+        if (won == 0) {
+            throw new RunAgain("step " + sd.id() + " of " + instance.id() + " was queued by another engine meanwhile");
+        }
     }
 
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */

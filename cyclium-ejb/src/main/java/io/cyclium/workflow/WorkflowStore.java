@@ -263,6 +263,31 @@ public final class WorkflowStore {
     }
 
     /**
+     * Queues a pending step's first attempt with the episode already launched for it, in one
+     * UPDATE (what {@link #queue} and {@link #attachEpisode} did in two): {@code episodeId} null
+     * when the launch left it without one (the reconcile launches it later); {@code running} when
+     * the episode started here. Only for an engine that holds the instance's row and launched
+     * before this: 0 rows means another engine queued the step meanwhile, and the launch must not
+     * stand ({@link io.cyclium.store.RunAgain}).
+     */
+    public int queueAndAttach(EntityManager em, String instanceId, String stepId, String episodeId, boolean running,
+            String cause) {
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = ").value(running ? StepState.RUNNING : StepState.QUEUED)
+                .sql(", attempt = attempt + 1, next_attempt_at = NULL, episode_id = ").value(orNull(episodeId))
+                .sql(", error_class = NULL, error_detail = NULL, started_at = ").value(running ? time.now() : NativeSql.raw("NULL"))
+                .sql(", finished_at = NULL, queued_at = ").value(time.now()).sql(", version = version + 1, updated_at = ").value(time.now())
+                .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
+                .sql(" AND state = 'pending' AND attempt = 0").executeUpdate(em);
+        if (n == 1) {
+            journal(em, instanceId, stepId, StepState.PENDING, StepState.QUEUED, 1, cause);
+            if (running) {
+                journal(em, instanceId, stepId, StepState.QUEUED, StepState.RUNNING, 1, "episode " + episodeId + " started");
+            }
+        }
+        return n;
+    }
+
+    /**
      * Records the episode that runs a queued attempt (its dedupe key is fixed by the attempt, so
      * whichever engine created it, it is the one episode); {@code running} also moves the step to
      * running (the episode started on this node).

@@ -352,4 +352,45 @@ class StepAdvancesInItsCommitTest {
         assertThat(s4).isZero();
         assertThat(telemetry.count("workflow_instance_started")).isEqualTo(3);
     }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_another_engine_queues_while_the_terminal_write_launches_it_keeps_no_second_episode(Vendor vendor)
+            throws Exception {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+        WorkflowStore other = new WorkflowStore(DatabaseTime.following(rig.db.vendor(), clock), "other-node");
+
+        // another engine, not holding the instance (a reconcile), queues b and keeps its transaction
+        // open while a's terminal write advances: on PostgreSQL and H2 that write launches b, then
+        // finds its queue-and-attach UPDATE matching nothing once the other commits, and runs again
+        // (seen failing without it); on MariaDB its hold of the instance waits for the other's
+        // journal row (whose foreign key check share-locked the instance) and reads b queued
+        java.util.concurrent.CountDownLatch queued = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> reconcile = thread.submit(() -> rig.db.inNewTransaction(em -> {
+                int won = other.queue(em, id, "b", StepState.PENDING, 0, false, "queued by a reconcile");
+                queued.countDown();
+                try {
+                    Thread.sleep(1_500);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return won;
+            }));
+            assertThat(queued.await(30, TimeUnit.SECONDS)).isTrue();
+            rig.run(a, e -> { });
+            assertThat(reconcile.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+        } finally {
+            thread.shutdownNow();
+        }
+
+        assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.COMPLETED);
+        assertThat(rig.steps(id).get("b").state()).isEqualTo(StepState.QUEUED);
+        assertThat(rig.stored(id, "b", 1)).as("no episode of b beside the other engine's queueing").isEmpty();
+        assertThat(rig.stored(id, "c", 1)).isPresent();
+        assertThat(rig.episodesOf(id)).isEqualTo(2);
+    }
 }
