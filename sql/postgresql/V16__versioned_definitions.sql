@@ -12,10 +12,17 @@ ALTER TABLE cyclium_workflow_instances ADD COLUMN definition_version BIGINT DEFA
 CREATE TABLE cyclium_workflow_definition_versions (
     workflow_id      VARCHAR(255) NOT NULL,
     version          BIGINT       NOT NULL,
-    document         LONGTEXT NOT NULL,
+    document         TEXT NOT NULL,
     origin           VARCHAR(16)  NOT NULL,
-    created_at       DATETIME(6) NOT NULL,
+    created_at       TIMESTAMP(6) NOT NULL,
     PRIMARY KEY (workflow_id, version)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
+);
 INSERT INTO cyclium_workflow_definition_versions (workflow_id, version, document, origin, created_at)
     SELECT workflow_id, 1, document, origin, updated_at FROM cyclium_workflow_definitions WHERE document IS NOT NULL;
+
+-- Versioned expectations (issue 34): the version of its expectation an episode started with
+-- (@Expectation(version); NULL when unversioned), and why recovery leaves an orphaned episode
+-- waiting: the nodes that swept it deploy another version, and resuming its checkpoints on other
+-- code is not safe. A node that deploys that version claims it (and clears the reason).
+ALTER TABLE cyclium_episodes ADD COLUMN expectation_version VARCHAR(64);
+ALTER TABLE cyclium_episodes ADD COLUMN recovery_waiting VARCHAR(512);
