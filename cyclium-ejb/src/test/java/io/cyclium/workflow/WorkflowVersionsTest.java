@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.DisplayNameGeneration;
@@ -149,6 +150,28 @@ class WorkflowVersionsTest {
         engine.onFinished(episodes.finish(episodes.only(fresh, "a", 1).episodeId(), EpisodeStatus.DONE, null));
         engine.onFinished(episodes.finish(episodes.only(fresh, "c", 1).episodeId(), EpisodeStatus.DONE, null));
         assertThat(instance(db, fresh).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_terminal_write_advances_its_instance_on_the_version_it_started_with(Vendor vendor) {
+        Node n = node(vendor);
+        WorkflowDefinition v1 = workflow(step("a"), step("b", "a"));
+        String id = n.startStored(v1);
+        n.defs().registerCode(List.of(same(v1, step("a"), step("renamed", "a"))));
+
+        String a = n.episodes().only(id, "a", 1).episodeId();
+        io.cyclium.episode.EpisodeStore store = new io.cyclium.episode.EpisodeStore(n.db().vendor());
+        n.db().inNewTransaction(em -> {
+            store.finish(em, a, EpisodeStatus.DONE, 1, "summary of a", null, null);
+            return n.engine().finishInCommit(em, new io.cyclium.episode.EpisodeFinished(a, "worker", "work", "done", null,
+                    id, "a"));
+        }).ifPresent(Runnable::run);
+
+        assertThat(states(n.db(), id)).containsOnlyKeys("a", "b").containsEntry("a", StepState.COMPLETED);
+        Optional<WorkflowQueries.EpisodeOutcome> b = n.db().inNewTransaction(em -> new WorkflowQueries(n.db().vendor())
+                .episodeByKey(em, StepLauncher.dedupeKey(id, "b", 1)));
+        assertThat(b).as("version 1's b stored in a's terminal write").isPresent();
     }
 
     @ParameterizedTest(name = "on {0}")
