@@ -145,6 +145,9 @@ public final class ActorDeclarations {
         if (e.circuitBreakerThreshold() > 0 && e.circuitBreakerHalfOpenAfterMs() < 1) {
             problems.add(at + ": circuitBreakerHalfOpenAfterMs must be at least 1");
         }
+        if (!e.version().isEmpty() && !e.version().matches("[A-Za-z0-9_.-]{1,64}")) {
+            problems.add(at + ": version \"" + e.version() + "\" must be 1 to 64 letters, digits, '_', '-' or '.'");
+        }
         Retry r = e.retry();
         if (r.maxAttempts() < 1) {
             problems.add(at + ": retry.maxAttempts = " + r.maxAttempts() + " must be at least 1");
@@ -167,7 +170,8 @@ public final class ActorDeclarations {
                 e.subjectKey().isBlank() ? null : e.subjectKey(), e.recovery(), e.maxAttempts(),
                 new Budget(e.maxSteps(), Duration.ofMillis(e.maxWallMs())), e.circuitBreakerThreshold(),
                 Duration.ofMillis(e.circuitBreakerHalfOpenAfterMs()),
-                e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds()), retry));
+                e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds()), retry,
+                e.version().isEmpty() ? null : e.version()));
     }
 
     private static void nonNegative(String at, String name, long value, List<String> problems) {

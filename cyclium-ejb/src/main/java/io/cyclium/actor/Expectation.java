@@ -66,4 +66,13 @@ public @interface Expectation {
 
     /** Default time-to-live of findings this expectation raises, in seconds; 0 = none. */
     long findingTtlSeconds() default 0;
+
+    /**
+     * The version of this expectation's strategy and checkpoint format (letters, digits, '_', '-'
+     * and '.', at most 64; empty = unversioned). Every episode records the version it started with;
+     * recovery resumes an orphaned episode only on a node that deploys that same version, and
+     * otherwise leaves it waiting, visibly, for one: raise it when a new strategy cannot continue
+     * from an old one's checkpoints.
+     */
+    String version() default "";
 }

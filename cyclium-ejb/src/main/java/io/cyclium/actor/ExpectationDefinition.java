@@ -27,7 +27,17 @@ public record ExpectationDefinition(
         int breakerThreshold,
         Duration breakerHalfOpenAfter,
         Duration findingTtl,
-        RetryPolicy retry) {
+        RetryPolicy retry,
+        String version) {
+
+    /** Unversioned ({@code @Expectation(version)} empty): recovery resumes its episodes on any node that runs it. */
+    public ExpectationDefinition(String actorId, String id, @SuppressWarnings("rawtypes") Class<? extends Strategy> strategy,
+            List<EventTrigger> events, Optional<ScheduleBuckets> every, Optional<CronSchedule> cron, boolean manual,
+            Duration debounce, Duration cooldown, String subjectKey, RecoveryPolicy recovery, int maxAttempts,
+            Budget budget, int breakerThreshold, Duration breakerHalfOpenAfter, Duration findingTtl, RetryPolicy retry) {
+        this(actorId, id, strategy, events, every, cron, manual, debounce, cooldown, subjectKey, recovery, maxAttempts,
+                budget, breakerThreshold, breakerHalfOpenAfter, findingTtl, retry, null);
+    }
 
     /** Without a retry policy: a failed episode ends for good. */
     public ExpectationDefinition(String actorId, String id, @SuppressWarnings("rawtypes") Class<? extends Strategy> strategy,

@@ -89,6 +89,17 @@ public class EpisodeEntity {
     @Column(name = "metadata")
     public String metadata;
 
+    /** The version of its expectation it started with (V16); null when unversioned. */
+    @Column(name = "expectation_version")
+    public String expectationVersion;
+
+    /**
+     * Why recovery leaves this orphaned episode waiting (V16): the version it started with is not
+     * deployed on the nodes that swept it. Cleared when a node claims it for recovery.
+     */
+    @Column(name = "recovery_waiting")
+    public String recoveryWaiting;
+
     /** W3C traceparent a run of this episode starts its span under (V15); null when tracing was off. */
     @Column(name = "trace_parent")
     public String traceParent;

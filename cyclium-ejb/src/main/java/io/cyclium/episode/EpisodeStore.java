@@ -77,6 +77,10 @@ public class EpisodeStore {
             // only when tracing is on: the statement's shape (and the batches it joins) is unchanged when off
             columns.put("trace_parent", e.traceParent());
         }
+        if (e.expectationVersion() != null) {
+            // only for a versioned expectation: an unversioned one's statement keeps its shape
+            columns.put("expectation_version", e.expectationVersion());
+        }
         columns.put("queued_at", e.queued() ? NativeSql.raw(now()) : null);
         columns.put("started_at", NativeSql.raw(now()));
         columns.put("updated_at", NativeSql.raw(now()));

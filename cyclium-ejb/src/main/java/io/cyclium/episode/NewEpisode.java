@@ -8,11 +8,21 @@ import java.util.Objects;
  * An episode about to be inserted. {@code dedupeKey} null means "no dedupe" (manual starts without
  * an idempotency id, workflow steps). {@code runNode} is set when this node will run it now;
  * {@code queued} when it waits for a slot. {@code traceParent} is the W3C traceparent its runs
- * start their spans under (null when tracing is off).
+ * start their spans under (null when tracing is off). {@code expectationVersion} is the version of
+ * the expectation it starts with ({@code @Expectation(version)}; null when unversioned): recovery
+ * resumes it only where that version is deployed.
  */
 public record NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
         String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
-        String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent) {
+        String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent, String expectationVersion) {
+
+    /** An unversioned expectation's episode. */
+    public NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
+            String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
+            String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent) {
+        this(id, actorId, expectationId, specRev, trigger, dedupeKey, maxAttempts, budget, runNode, queued, sourceStack,
+                sourceEnv, workflowInstanceId, workflowStepId, traceParent, null);
+    }
 
     public NewEpisode {
         Objects.requireNonNull(id, "id");

@@ -51,6 +51,12 @@ public class HostLocalActors implements LocalActors {
     }
 
     @Override
+    public String expectationVersion(String actorId, String expectationId) {
+        return host.definition(actorId).flatMap(a -> a.expectation(expectationId)).map(ExpectationDefinition::version)
+                .orElse(null);
+    }
+
+    @Override
     public boolean recover(String actorId, String episodeId, HeldClaim claim) {
         return host.recover(actorId, episodeId, claim);
     }

@@ -30,6 +30,14 @@ public interface LocalActors {
     /** The recovery policy compiled into this deployment for the expectation, if the actor is known here. */
     Optional<RecoveryPolicy> compiledPolicy(String actorId, String expectationId);
 
+    /**
+     * The version of the expectation deployed on this node ({@code @Expectation(version)}), null when
+     * it is unversioned or not here: recovery resumes a versioned episode only where its version is.
+     */
+    default String expectationVersion(String actorId, String expectationId) {
+        return null;
+    }
+
     /** Hands a recovered episode and the claim recovery took to its actor; false when the actor is not here. */
     boolean recover(String actorId, String episodeId, HeldClaim claim);
 

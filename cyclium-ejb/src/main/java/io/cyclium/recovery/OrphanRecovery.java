@@ -124,6 +124,10 @@ public class OrphanRecovery {
             }
             return Result.SKIPPED;
         }
+        if (policy == RecoveryPolicy.RESTART && o.attempts() + 1 <= o.maxAttempts() && !versionHere(o)) {
+            waitForVersion(o);
+            return Result.SKIPPED;
+        }
         Optional<HeldClaim> claim = claims.acquire(o.claimKey(), "recovery");
         if (claim.isEmpty()) {
             // A live lease: some node still runs it (a long step), or is restarting it right now.
@@ -158,6 +162,40 @@ public class OrphanRecovery {
             return Result.FAILED;
         }
         return Result.SKIPPED;
+    }
+
+    /**
+     * Whether this node may resume the orphan with the code it deploys: the expectation version the
+     * episode started with is the one here. An episode that ran no step of its strategy has no
+     * checkpoint or journal for other code to misread (it starts from its trigger wherever it runs),
+     * and an unversioned one (started before its expectation declared a version) resumes anywhere
+     * its actor runs, as before versions existed.
+     */
+    private boolean versionHere(Orphan o) {
+        return !o.ranSteps() || o.expectationVersion() == null
+                || o.expectationVersion().equals(actors.expectationVersion(o.actorId(), o.expectationId()));
+    }
+
+    /**
+     * A restartable orphan whose expectation version is not the one deployed here: resuming its
+     * checkpoints on other code is not safe, so it waits for a node that deploys its version — said
+     * on the episode (recovery_waiting, shown by the API and console: once per episode and node, so
+     * an idle sweep writes nothing), in the log once, and counted each sweep.
+     */
+    private void waitForVersion(Orphan o) {
+        String here = actors.expectationVersion(o.actorId(), o.expectationId());
+        String reason = "waits for a node that deploys " + o.actorId() + "/" + o.expectationId() + " version "
+                + o.expectationVersion() + " (" + node + " deploys " + (here == null ? "it unversioned" : "version " + here) + ")";
+        telemetry.count("recovery_waiting_for_version", "actor", o.actorId());
+        // per run of the episode: a node that resumed it and died leaves it waiting again, said again
+        if (waitingReported.add(o.id() + "@attempt" + o.attempts())) {
+            if (waitingReported.size() > 10_000) {
+                waitingReported.clear();
+            }
+            tx.inNewTransaction(em -> store.markWaiting(em, o.id(), reason.length() > 512 ? reason.substring(0, 512) : reason));
+            LOG.warning(() -> "Episode " + o.id() + " is orphaned and restartable, but it " + reason
+                    + ": it is not resumed here, its checkpoints do not run on other code");
+        }
     }
 
     /**

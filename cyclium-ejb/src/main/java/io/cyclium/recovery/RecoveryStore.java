@@ -46,7 +46,7 @@ public class RecoveryStore {
                 + " e.max_attempts, e.phase, e.source_stack, e.source_env, e.workflow_instance_id, e.workflow_step_id,"
                 + " e.updated_at, e.started_at, CASE WHEN EXISTS (SELECT 1 FROM cyclium_episode_steps r WHERE"
                 + " r.episode_id = e.id AND r.kind NOT IN ('" + StepKind.INTERRUPTED + "', '" + StepKind.RESUMED + "', '"
-                + StepKind.RESTARTED + "')) THEN 1 ELSE 0 END"
+                + StepKind.RESTARTED + "')) THEN 1 ELSE 0 END, e.expectation_version"
                 + " FROM cyclium_episodes e WHERE e.status = 'running' AND e.archived_at IS NULL AND (e.phase = '"
                 + INTERRUPTED + "' OR (e.phase = '" + RESUME_DUE + "' AND e.run_node IS NULL) OR GREATEST(COALESCE((SELECT MAX(s.created_at) FROM cyclium_episode_steps s"
                 + " WHERE s.episode_id = e.id), e.started_at), e.updated_at) < ")
@@ -79,7 +79,7 @@ public class RecoveryStore {
         for (Object[] r : rows) {
             out.add(new Orphan((String) r[0], (String) r[1], (String) r[2], (String) r[3], ((Number) r[4]).intValue(),
                     ((Number) r[5]).intValue(), (String) r[6], (String) r[7], (String) r[8], (String) r[9], (String) r[10], r[11],
-                    r[12], ((Number) r[13]).intValue() == 1));
+                    r[12], ((Number) r[13]).intValue() == 1, (String) r[14]));
         }
         return out;
     }
@@ -94,11 +94,24 @@ public class RecoveryStore {
      * the recovered episode still in its queue has not spent one of the episode's attempts.
      */
     public int claimForRecovery(EntityManager em, Orphan o) {
-        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + RECOVERING + "', run_node = NULL, updated_at = "
+        return new NativeSql().sql("UPDATE cyclium_episodes SET phase = '" + RECOVERING + "', run_node = NULL,"
+                        + " recovery_waiting = NULL, updated_at = "
                         + vendor.utcNow() + " WHERE id = ").value(o.id())
                 .sql(" AND status = 'running' AND archived_at IS NULL AND attempts = ").value(o.attempts())
                 .sql(" AND updated_at = ").value(o.updatedAt())
                 .executeUpdate(em);
+    }
+
+    /**
+     * Says on a running orphan why recovery leaves it waiting ({@code recovery_waiting}), unless it
+     * says so already. Leaves {@code updated_at} alone: the row's staleness and the recovery claim's
+     * compare-and-set read it, and a waiting episode must stay an orphan for the node that can
+     * resume it. 0 rows: it says so already, or it moved on.
+     */
+    public int markWaiting(EntityManager em, String episodeId, String reason) {
+        return new NativeSql().sql("UPDATE cyclium_episodes SET recovery_waiting = ").value(reason)
+                .sql(" WHERE id = ").value(episodeId).sql(" AND status = 'running' AND (recovery_waiting IS NULL"
+                        + " OR recovery_waiting <> ").value(reason).sql(")").executeUpdate(em);
     }
 
     /** Fails a claimed orphan and closes its journal like the runner does. 0 rows: it moved on. */

@@ -252,7 +252,7 @@ public final class ActorRuntime {
                 request.trigger(), request.dedupeKey(), exp.maxAttempts(), exp.budget(), defer ? null : context.node(),
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
                 scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId(),
-                traceParent(request));
+                traceParent(request), exp.version());
     }
 
     /**

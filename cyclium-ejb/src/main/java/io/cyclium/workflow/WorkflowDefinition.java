@@ -12,14 +12,25 @@ import java.util.Set;
  * A validated workflow: its id, what starts it, the payload field naming its subject (one in-flight
  * instance per subject; empty = one per workflow), and its steps in declaration order. Nothing
  * uses one that {@link WorkflowValidation} has not passed, so its step graph is acyclic and every
- * name in it resolves.
+ * name in it resolves. {@code version} is the stored version of the document it was read from (an
+ * instance started with it records it and runs it to the end); 0 for one not read from the
+ * store (a declaration, a parsed request body), which is not part of the document.
  */
 public record WorkflowDefinition(String id, String subjectKey, List<WorkflowTrigger> triggers,
-        List<StepDefinition> steps) {
+        List<StepDefinition> steps, long version) {
 
     public WorkflowDefinition {
         triggers = List.copyOf(triggers);
         steps = List.copyOf(steps);
+    }
+
+    public WorkflowDefinition(String id, String subjectKey, List<WorkflowTrigger> triggers, List<StepDefinition> steps) {
+        this(id, subjectKey, triggers, steps, 0);
+    }
+
+    /** This definition as stored version {@code version} of its document. */
+    public WorkflowDefinition withVersion(long version) {
+        return version == this.version ? this : new WorkflowDefinition(id, subjectKey, triggers, steps, version);
     }
 
     public Optional<StepDefinition> step(String stepId) {

@@ -32,6 +32,8 @@ public final class WorkflowDefinitions {
     private final WorkflowQueries queries;
     private final Supplier<Collection<ActorDefinition>> actors;
     private final Map<String, WorkflowDefinition> parsed = new ConcurrentHashMap<>();
+    /** Older versions instances still run, by "version:id"; immutable once stored. */
+    private final Map<String, WorkflowDefinition> versions = new ConcurrentHashMap<>();
 
     public WorkflowDefinitions(Tx tx, WorkflowStore store, WorkflowQueries queries,
             Supplier<Collection<ActorDefinition>> actors) {
@@ -41,13 +43,37 @@ public final class WorkflowDefinitions {
         this.actors = actors;
     }
 
-    /** Writes the code definitions (already checked at deploy); an operator's enabled flag stays. */
-    public void registerCode(List<WorkflowDefinition> defs) {
+    /**
+     * Writes the code definitions (already checked at deploy); an operator's enabled flag stays. A
+     * declaration that differs from the stored document becomes its next version; an unchanged one
+     * stores nothing. Returns the version of each, by workflow id.
+     */
+    public Map<String, WorkflowStore.SavedDefinition> registerCode(List<WorkflowDefinition> defs) {
+        Map<String, WorkflowStore.SavedDefinition> saved = new java.util.LinkedHashMap<>();
         for (WorkflowDefinition def : defs) {
-            tx.run(em -> store.saveDefinition(em, def, WorkflowJson.write(def).toString(), CODE));
+            String document = WorkflowJson.write(def).toString();
+            WorkflowStore.SavedDefinition s = null;
+            // null: another node stored this definition between our read and write (nodes of one
+            // deploy starting together); read again in a new transaction, where it is usually the same
+            for (int attempt = 0; s == null && attempt < SAVE_ATTEMPTS; attempt++) {
+                s = tx.inNewTransaction(em -> store.saveDefinition(em, def, document, CODE));
+            }
+            if (s == null) {
+                throw new IllegalStateException("workflow " + def.id() + " could not be stored: other nodes changed it "
+                        + SAVE_ATTEMPTS + " times while this one tried");
+            }
+            saved.put(def.id(), s);
+            if (s.created()) {
+                LOG.info("Workflow " + def.id() + ": its @Workflow declaration is stored as version " + s.version()
+                        + "; instances started before keep running the version they started with");
+            }
         }
         this.cache = null; // after the commit: a reload racing the write would keep the old rows
+        return saved;
     }
+
+    private static final int SAVE_ATTEMPTS = 5;
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(WorkflowDefinitions.class.getName());
 
     /**
      * Stores a JSON definition under {@code id}: parsed and checked first, the first problem a 400
@@ -68,8 +94,13 @@ public final class WorkflowDefinitions {
             if (existing.isPresent() && CODE.equals(existing.get().origin())) {
                 throw Problem.conflict("workflow " + id + " is declared in code (@Workflow); change it there");
             }
-            store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API);
-            PendingAudit.detail(existing.isPresent() ? "replaced" : "created");
+            WorkflowStore.SavedDefinition saved = store.saveDefinition(em, def, WorkflowJson.write(def).toString(), API);
+            if (saved == null) {
+                throw Problem.conflict("workflow " + id + " was changed by another request at the same time;"
+                        + " read it again and repeat the PUT");
+            }
+            PendingAudit.detail((existing.isEmpty() ? "created" : saved.created() ? "replaced" : "unchanged")
+                    + ", version " + saved.version());
             PendingAudit.recordIn(em);
         });
         this.cache = null;
@@ -93,6 +124,40 @@ public final class WorkflowDefinitions {
     /** A stored definition, whether or not enabled (running instances finish after a disable): from memory. */
     public Optional<WorkflowDefinition> find(String id) {
         return stored(id).map(this::parse);
+    }
+
+    /**
+     * A stored version of a definition, the one an instance started with: the current one from
+     * memory, an older one read once from {@code cyclium_workflow_definition_versions} and kept
+     * (a version's document never changes, so it is never stale). Version 0: the current one.
+     */
+    public Optional<WorkflowDefinition> find(String id, long version) {
+        if (version <= 0) {
+            return find(id);
+        }
+        Optional<WorkflowQueries.StoredDefinition> current = stored(id);
+        if (current.isPresent() && current.get().documentVersion() == version) {
+            return Optional.of(parse(current.get()));
+        }
+        String key = version + ":" + id;
+        WorkflowDefinition old = versions.get(key);
+        if (old != null) {
+            return Optional.of(old);
+        }
+        Optional<WorkflowDefinition> read = tx.inNewTransaction(em -> queries.definitionVersion(em, id, version))
+                .map(v -> WorkflowJson.parse(JsonText.parseObject(v.document())).withVersion(version));
+        if (read.isPresent()) {
+            if (versions.size() > 1_000) {
+                versions.clear(); // many old versions in flight at once: keep the cache small
+            }
+            versions.put(key, read.get());
+        }
+        return read;
+    }
+
+    /** Every stored version of a definition, newest first, read from the database (the API and console). */
+    public List<WorkflowQueries.DefinitionVersion> versions(String id) {
+        return tx.inNewTransaction(em -> queries.definitionVersions(em, id));
     }
 
     /**
@@ -171,6 +236,7 @@ public final class WorkflowDefinitions {
         if (parsed.size() > 1_000) {
             parsed.clear(); // documents replaced many times over: keep the cache small
         }
-        return parsed.computeIfAbsent(stored.document(), doc -> WorkflowJson.parse(JsonText.parseObject(doc)));
+        return parsed.computeIfAbsent(stored.document(), doc -> WorkflowJson.parse(JsonText.parseObject(doc)))
+                .withVersion(stored.documentVersion());
     }
 }

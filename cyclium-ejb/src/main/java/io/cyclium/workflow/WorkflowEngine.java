@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
@@ -71,6 +72,7 @@ public final class WorkflowEngine {
     private final Telemetry telemetry;
     private final DoubleSupplier random;
     private volatile Tracing tracing = Tracing.OFF;
+    private volatile BiFunction<String, Long, Optional<WorkflowDefinition>> versions;
     /** Told of every step retry this engine stores, with its backoff (the node's retry alarm). */
     private volatile Consumer<Duration> retryStored = in -> { };
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
@@ -203,7 +205,7 @@ public final class WorkflowEngine {
     private WorkflowEngine joinedTo(InCommit joined) {
         // its transitions written in one INSERT at the end of the transaction (writeJournal)
         WorkflowEngine here = new WorkflowEngine(joined, store.buffered(), queries, definitions, joined.launcher(launcher), clock,
-                joined.telemetry(telemetry), random).tracedBy(tracing);
+                joined.telemetry(telemetry), random).tracedBy(tracing).runsVersionsFrom(versions);
         Consumer<Duration> wake = retryStored;
         here.retryStored = due -> joined.after(() -> wake.accept(due));
         return here;
@@ -248,7 +250,7 @@ public final class WorkflowEngine {
         String id = UUID.randomUUID().toString();
         return new Prepared(new InstanceRow(id, def.id(), InstanceStatus.PENDING, subject, payload, start.outcome(),
                 start.stack(), start.env(), 0, null, null, null, null, null, null, null, null, null, null,
-                instanceSpan(def, id)), steps);
+                instanceSpan(def, id), def.version()), steps);
     }
 
     /**
@@ -272,6 +274,23 @@ public final class WorkflowEngine {
     public WorkflowEngine tracedBy(Tracing spans) {
         this.tracing = spans;
         return this;
+    }
+
+    /**
+     * Where this engine reads a stored version of a definition (workflow id, version): every
+     * instance runs the version it started with ({@link InstanceRow#definitionVersion}) to its end,
+     * whatever was PUT or deployed since. Without it (or for version 0), the current definition.
+     */
+    public WorkflowEngine runsVersionsFrom(BiFunction<String, Long, Optional<WorkflowDefinition>> lookup) {
+        this.versions = lookup;
+        return this;
+    }
+
+    /** The definition {@code instance} runs: the version it started with. */
+    private Optional<WorkflowDefinition> definitionOf(InstanceRow instance) {
+        BiFunction<String, Long, Optional<WorkflowDefinition>> v = versions;
+        return v != null && instance.definitionVersion() > 0 ? v.apply(instance.workflowId(), instance.definitionVersion())
+                : definitions.apply(instance.workflowId());
     }
 
     private Problem inFlight(WorkflowDefinition def, String subject) {
@@ -342,7 +361,7 @@ public final class WorkflowEngine {
             return;
         }
         InstanceRow instance = read.instance();
-        Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
+        Optional<WorkflowDefinition> def = definitionOf(instance);
         if (def.isEmpty()) {
             LOG.warning(() -> "Workflow instance " + instanceId + " names workflow " + instance.workflowId()
                     + ", which is not defined here; it waits until a node that knows it reconciles it");
@@ -646,7 +665,7 @@ public final class WorkflowEngine {
     private void finished(InstanceAndSteps read, StepRow step, EpisodeFinished event) {
         InstanceRow instance = read.instance();
         String instanceId = step.instanceId();
-        Optional<WorkflowDefinition> def = definitions.apply(instance.workflowId());
+        Optional<WorkflowDefinition> def = definitionOf(instance);
         if (def.isEmpty()) {
             return;
         }
@@ -706,7 +725,7 @@ public final class WorkflowEngine {
 
     /** Ends an in-flight instance as failed or canceled and asks its active steps' episodes to stop. */
     private boolean end(InstanceRow instance, String to, String cause) {
-        WorkflowDefinition def = definitions.apply(instance.workflowId()).orElse(null);
+        WorkflowDefinition def = definitionOf(instance).orElse(null);
         List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instance.id()));
         int won = tx.inNewTransaction(em -> {
             LocalDateTime now = store.time().read(em);
@@ -752,7 +771,7 @@ public final class WorkflowEngine {
 
     private void relaunch(String instanceId, String stepId, int attempt) {
         InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
-        definitions.apply(instance.workflowId()).flatMap(d -> d.step(stepId)).ifPresent(sd -> {
+        definitionOf(instance).flatMap(d -> d.step(stepId)).ifPresent(sd -> {
             Map<String, StepRow> byId = new HashMap<>();
             tx.inNewTransaction(em -> queries.steps(em, instanceId)).forEach(r -> byId.put(r.stepId(), r));
             launch(instance, sd, attempt, byId);

@@ -18,12 +18,20 @@ public final class WorkflowQueries {
 
     static final String INSTANCE_COLUMNS = "id, workflow_id, status, subject_value, trigger_ref, target_step, source_stack,"
             + " source_env, version, started_at, finished_at, blocked_reason, error_detail, duration_ms, steps_run,"
-            + " attempts_total, retries_total, critical_path, stats, trace_parent";
+            + " attempts_total, retries_total, critical_path, stats, trace_parent, definition_version";
     static final String STEP_COLUMNS = "instance_id, step_id, state, attempt, max_attempts, critical, next_attempt_at,"
             + " approved_at, episode_id, queued_at, started_at, finished_at, run_ms, error_class, error_detail, version";
 
-    /** A stored definition: its document, where it came from and whether it may start instances. */
-    public record StoredDefinition(String workflowId, String document, String origin, boolean enabled, LocalDateTime updatedAt) {
+    /**
+     * A stored definition: its current document, where it came from, whether it may start
+     * instances, and the version of that document (what instances started now record).
+     */
+    public record StoredDefinition(String workflowId, String document, String origin, boolean enabled, LocalDateTime updatedAt,
+            long documentVersion) {
+    }
+
+    /** One immutable version of a definition's document, when and from where it was stored. */
+    public record DefinitionVersion(String workflowId, long version, String origin, LocalDateTime createdAt, String document) {
     }
 
     /** What the engine needs of a step's episode. */
@@ -254,14 +262,63 @@ public final class WorkflowQueries {
     }
 
     public List<StoredDefinition> definitions(EntityManager em) {
-        List<?> rows = em.createNativeQuery("SELECT workflow_id, document, origin, enabled, updated_at"
+        List<?> rows = em.createNativeQuery("SELECT workflow_id, document, origin, enabled, updated_at, document_version"
                 + " FROM cyclium_workflow_definitions WHERE document IS NOT NULL ORDER BY workflow_id").getResultList();
         List<StoredDefinition> out = new ArrayList<>();
         for (Object r : rows) {
             Object[] c = (Object[]) r;
-            out.add(new StoredDefinition((String) c[0], text(c[1]), (String) c[2], bool(c[3]), time(c[4])));
+            out.add(new StoredDefinition((String) c[0], text(c[1]), (String) c[2], bool(c[3]), time(c[4]),
+                    ((Number) c[5]).longValue()));
         }
         return out;
+    }
+
+    /** One stored version of a definition (documents are never changed once stored). */
+    public Optional<DefinitionVersion> definitionVersion(EntityManager em, String workflowId, long version) {
+        List<?> rows = new NativeSql().sql("SELECT workflow_id, version, origin, created_at, document"
+                + " FROM cyclium_workflow_definition_versions WHERE workflow_id = ").value(workflowId)
+                .sql(" AND version = ").value(version).query(em).getResultList();
+        return rows.stream().map(r -> definitionVersion((Object[]) r)).findFirst();
+    }
+
+    /** Every stored version of a definition, newest first. */
+    public List<DefinitionVersion> definitionVersions(EntityManager em, String workflowId) {
+        List<?> rows = new NativeSql().sql("SELECT workflow_id, version, origin, created_at, document"
+                + " FROM cyclium_workflow_definition_versions WHERE workflow_id = ").value(workflowId)
+                .sql(" ORDER BY version DESC").query(em).getResultList();
+        return rows.stream().map(r -> definitionVersion((Object[]) r)).toList();
+    }
+
+    /** A step of an in-flight instance that has still to run (pending, queued, or failed with a retry due). */
+    public record StepToRun(String instanceId, String workflowId, long definitionVersion, String stepId) {
+    }
+
+    /** Up to {@code limit} steps of in-flight instances that have still to run, by instance id. */
+    public List<StepToRun> stepsToRun(EntityManager em, int limit) {
+        List<?> rows = new NativeSql().sql("SELECT i.id, i.workflow_id, i.definition_version, s.step_id"
+                + " FROM cyclium_workflow_instances i JOIN cyclium_workflow_steps s ON s.instance_id = i.id"
+                + " WHERE i.status IN ('" + String.join("', '", InstanceStatus.IN_FLIGHT) + "')"
+                + " AND (s.state IN ('pending', 'queued') OR (s.state = 'failed' AND s.next_attempt_at IS NOT NULL))"
+                + " ORDER BY i.id, s.step_id ").around(limit, vendor::firstRows).query(em).getResultList();
+        return rows.stream().map(r -> (Object[]) r).map(c -> new StepToRun((String) c[0], (String) c[1],
+                ((Number) c[2]).longValue(), (String) c[3])).toList();
+    }
+
+    /** A definition's in-flight instances per version they run (version, count). */
+    public java.util.Map<Long, Long> inFlightByVersion(EntityManager em, String workflowId) {
+        List<?> rows = new NativeSql().sql("SELECT definition_version, COUNT(*) FROM cyclium_workflow_instances"
+                + " WHERE workflow_id = ").value(workflowId).sql(" AND status IN ('"
+                + String.join("', '", InstanceStatus.IN_FLIGHT) + "') GROUP BY definition_version").query(em).getResultList();
+        java.util.Map<Long, Long> out = new java.util.HashMap<>();
+        for (Object r : rows) {
+            Object[] c = (Object[]) r;
+            out.put(((Number) c[0]).longValue(), ((Number) c[1]).longValue());
+        }
+        return out;
+    }
+
+    private static DefinitionVersion definitionVersion(Object[] c) {
+        return new DefinitionVersion((String) c[0], ((Number) c[1]).longValue(), (String) c[2], time(c[3]), text(c[4]));
     }
 
     /**
@@ -290,7 +347,7 @@ public final class WorkflowQueries {
         return new InstanceRow((String) c[0], (String) c[1], (String) c[2], (String) c[3], payload, (String) c[5],
                 (String) c[6], (String) c[7], ((Number) c[8]).longValue(), time(c[9]), time(c[10]), (String) c[11], text(c[12]),
                 c[13] == null ? null : ((Number) c[13]).longValue(), intOrNull(c[14]), intOrNull(c[15]), intOrNull(c[16]),
-                text(c[17]), text(c[18]), (String) c[19]);
+                text(c[17]), text(c[18]), (String) c[19], ((Number) c[20]).longValue());
     }
 
     private static StepRow step(Object[] c) {

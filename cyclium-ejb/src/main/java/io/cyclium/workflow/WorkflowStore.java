@@ -94,21 +94,32 @@ public final class WorkflowStore {
 
     // ---- definitions -------------------------------------------------------------------------
 
+    /** What storing a definition did: the version new instances now start with, and whether this write stored it. */
+    public record SavedDefinition(long version, boolean created) {
+    }
+
     /**
-     * Stores a definition (insert or replace). A code definition is written at every deploy; it
-     * keeps the enabled flag an operator set. Every write raises the row's version (inserted at 0):
-     * that is how other nodes notice a change ({@link WorkflowQueries#pulse}).
+     * Stores a definition. A document other than the current one becomes the next immutable
+     * version (a row of {@code cyclium_workflow_definition_versions}) and the current one; the same
+     * document again (a redeploy of unchanged code, a repeated PUT) stores no version and writes
+     * nothing, unless its origin changed. A code definition keeps the enabled flag an operator set.
+     * Every write raises the row's cache stamp {@code version}: that is how other nodes notice a
+     * change ({@link WorkflowQueries#pulse}).
+     *
+     * <p>The new version is taken with a compare-and-set on {@code document_version}, so two writers
+     * (two nodes deploying at once, two PUTs) cannot both store the same version number. Returns
+     * null, having written nothing the caller must keep, when another writer got there between this
+     * transaction's read and its write (or its first insert): the caller reads again in a new
+     * transaction (this one may hold a lock the winner's row needs) or reports the conflict.
      */
-    public void saveDefinition(EntityManager em, WorkflowDefinition def, String document, String origin) {
+    public SavedDefinition saveDefinition(EntityManager em, WorkflowDefinition def, String document, String origin) {
         String stepIds = String.join(",", def.steps().stream().map(StepDefinition::id).toList());
         String triggerType = def.triggers().stream().map(WorkflowTrigger::type).filter(t -> !WorkflowTrigger.MANUAL.equals(t))
                 .findFirst().orElse(WorkflowTrigger.MANUAL);
         String event = def.triggers().stream().map(WorkflowTrigger::event).filter(e -> e != null).findFirst().orElse(null);
-        int updated = new NativeSql().sql("UPDATE cyclium_workflow_definitions SET document = ").value(document)
-                .sql(", origin = ").value(origin).sql(", steps = ").value(stepIds).sql(", trigger_type = ").value(triggerType)
-                .sql(", trigger_event = ").value(orNull(event)).sql(", version = version + 1, updated_at = ").value(time.now())
-                .sql(" WHERE workflow_id = ").value(def.id()).executeUpdate(em);
-        if (updated == 0) {
+        List<?> rows = new NativeSql().sql("SELECT document, document_version, origin FROM cyclium_workflow_definitions"
+                + " WHERE workflow_id = ").value(def.id()).query(em).getResultList();
+        if (rows.isEmpty()) {
             Map<String, Object> columns = new LinkedHashMap<>();
             columns.put("workflow_id", def.id());
             columns.put("trigger_type", triggerType);
@@ -117,11 +128,46 @@ public final class WorkflowStore {
             columns.put("document", document);
             columns.put("origin", origin);
             columns.put("enabled", Boolean.TRUE);
+            columns.put("document_version", 1L);
             columns.put("created_at", time.now());
             columns.put("updated_at", time.now());
-            // two nodes deploying the same code definition at once: the loser's row is the same
-            UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_workflow_definitions", columns));
+            // two nodes deploying the same code definition at once: the loser reads the winner's row
+            if (!UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_workflow_definitions", columns))) {
+                return null;
+            }
+            insertVersion(em, def.id(), 1, document, origin);
+            return new SavedDefinition(1, true);
         }
+        Object[] current = (Object[]) rows.get(0);
+        long version = ((Number) current[1]).longValue();
+        if (document.equals(WorkflowQueries.text(current[0]))) {
+            if (!origin.equals(current[2])) {
+                new NativeSql().sql("UPDATE cyclium_workflow_definitions SET origin = ").value(origin)
+                        .sql(", version = version + 1, updated_at = ").value(time.now())
+                        .sql(" WHERE workflow_id = ").value(def.id()).executeUpdate(em);
+            }
+            return new SavedDefinition(version, false);
+        }
+        int updated = new NativeSql().sql("UPDATE cyclium_workflow_definitions SET document = ").value(document)
+                .sql(", origin = ").value(origin).sql(", steps = ").value(stepIds).sql(", trigger_type = ").value(triggerType)
+                .sql(", trigger_event = ").value(orNull(event)).sql(", document_version = ").value(version + 1)
+                .sql(", version = version + 1, updated_at = ").value(time.now())
+                .sql(" WHERE workflow_id = ").value(def.id()).sql(" AND document_version = ").value(version).executeUpdate(em);
+        if (updated == 0) {
+            return null;
+        }
+        insertVersion(em, def.id(), version + 1, document, origin);
+        return new SavedDefinition(version + 1, true);
+    }
+
+    private void insertVersion(EntityManager em, String workflowId, long version, String document, String origin) {
+        Map<String, Object> columns = new LinkedHashMap<>();
+        columns.put("workflow_id", workflowId);
+        columns.put("version", version);
+        columns.put("document", document);
+        columns.put("origin", origin);
+        columns.put("created_at", time.now());
+        new NativeSql().insert("cyclium_workflow_definition_versions", columns).executeUpdate(em);
     }
 
     public int setEnabled(EntityManager em, String workflowId, boolean enabled) {
@@ -152,6 +198,7 @@ public final class WorkflowStore {
             columns.put("trace_parent", i.traceParent());
         }
         columns.put("version", 0L);
+        columns.put("definition_version", i.definitionVersion());
         columns.put("started_at", time.now());
         columns.put("updated_at", time.now());
         if (!UniqueInsert.insert(em, vendor, "cyclium_workflow_instances", i.id(),

@@ -93,13 +93,22 @@ public final class WorkflowValidation {
     }
 
     private static void checkActor(StepDefinition s, String at, Map<String, ActorDefinition> actors, List<Issue> issues) {
+        missingCode(s, actors).ifPresent(i -> issues.add(new Issue(at + i.field(), i.message())));
+    }
+
+    /**
+     * What a step names that {@code actors} do not deploy (field {@code .actor} or {@code .expectation}
+     * relative to the step), if anything.
+     */
+    static java.util.Optional<Issue> missingCode(StepDefinition s, Map<String, ActorDefinition> actors) {
         ActorDefinition actor = actors.get(s.actor());
         if (actor == null) {
-            issues.add(new Issue(at + ".actor", "step \"" + s.id() + "\" names unknown actor \"" + s.actor() + "\""));
+            return java.util.Optional.of(new Issue(".actor", "step \"" + s.id() + "\" names unknown actor \"" + s.actor() + "\""));
         } else if (actor.expectation(s.expectation()).isEmpty()) {
-            issues.add(new Issue(at + ".expectation", "step \"" + s.id() + "\": actor \"" + s.actor()
+            return java.util.Optional.of(new Issue(".expectation", "step \"" + s.id() + "\": actor \"" + s.actor()
                     + "\" has no expectation \"" + s.expectation() + "\""));
         }
+        return java.util.Optional.empty();
     }
 
     private static void checkRetry(RetryPolicy r, String at, List<Issue> issues) {

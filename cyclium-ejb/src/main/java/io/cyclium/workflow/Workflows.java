@@ -101,7 +101,7 @@ public class Workflows {
         instanceGauges = new InstanceGauges(telemetry);
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
-                telemetry, random::nextDouble).tracedBy(tracing);
+                telemetry, random::nextDouble).tracedBy(tracing).runsVersionsFrom(definitions::find);
         engine.onRetryStored(alarm::wake);
         if (config.workflowAdvanceInCommit()) {
             // from now on a step's terminal write records the step and advances its instance itself
@@ -131,6 +131,29 @@ public class Workflows {
     public void registerCodeDefinitions() {
         definitions().registerCode(discovery.definitions().stream().filter(d -> config.demoEnabled()
                 || !discovery.declaringClass(d.id()).getName().startsWith("io.cyclium.demo.")).toList());
+        warnOfUndeployedSteps();
+    }
+
+    /** Steps looked at by {@link #warnOfUndeployedSteps} at deploy. */
+    static final int UNDEPLOYED_CHECKED = 1_000;
+
+    /**
+     * Instances in flight keep running the definition version they started with, even after this
+     * deploy changed it; what a version cannot outlive is its code. Names (in the log, and as the
+     * gauge workflow_steps_undeployed) the steps still to run whose actor or expectation this node
+     * no longer deploys: they stay queued until a node that deploys them runs them.
+     */
+    private void warnOfUndeployedSteps() {
+        List<String> undeployed = UndeployedSteps.of(tx.inNewTransaction(em -> queries().stepsToRun(em, UNDEPLOYED_CHECKED)),
+                definitions()::find, host.definitions());
+        int count = undeployed.size();
+        telemetry.gauge("workflow_steps_undeployed", () -> count);
+        if (!undeployed.isEmpty()) {
+            LOG.warning(undeployed.size() + " step(s) of workflow instances in flight name an actor or expectation"
+                    + " this node does not deploy; they stay queued until a node that deploys it runs them (or an"
+                    + " operator cancels the instance): " + String.join("; ", undeployed.subList(0, Math.min(20,
+                    undeployed.size()))) + (undeployed.size() > 20 ? "; ..." : ""));
+        }
     }
 
     // ---- what drives the engine -------------------------------------------------------------
@@ -283,8 +306,22 @@ public class Workflows {
         long completed = byStatus.getOrDefault(InstanceStatus.COMPLETED, 0L);
         long finished = completed + byStatus.getOrDefault(InstanceStatus.FAILED, 0L)
                 + byStatus.getOrDefault(InstanceStatus.CANCELED, 0L);
-        return new WorkflowView(d.workflowId(), d.origin(), d.enabled(), d.updatedAt(), JsonText.parseObject(d.document()),
+        return new WorkflowView(d.workflowId(), d.origin(), d.enabled(), d.updatedAt(), d.documentVersion(),
+                JsonText.parseObject(d.document()),
                 Map.copyOf(byStatus), last, finished == 0 ? null : (double) completed / finished);
+    }
+
+    /**
+     * Every stored version of a workflow's definition, newest first, with the count of instances in
+     * flight that run each.
+     */
+    public List<DefinitionVersionView> versions(String id) {
+        WorkflowQueries.StoredDefinition current = definitions().all().stream().filter(d -> d.workflowId().equals(id))
+                .findFirst().orElseThrow(() -> Problem.notFound("no workflow " + id));
+        Map<Long, Long> inFlight = tx.inNewTransaction(em -> queries().inFlightByVersion(em, id));
+        return definitions().versions(id).stream().map(v -> new DefinitionVersionView(id, v.version(), v.origin(),
+                v.createdAt(), v.version() == current.documentVersion(), inFlight.getOrDefault(v.version(), 0L),
+                JsonText.parseObject(v.document()))).toList();
     }
 
     public WorkflowView put(String id, JsonObject document) {
@@ -334,7 +371,7 @@ public class Workflows {
     public InstanceDetail detail(String instanceId) {
         InstanceRow row = tx.inNewTransaction(em -> queries().instance(em, instanceId))
                 .orElseThrow(() -> Problem.notFound("no workflow instance " + instanceId));
-        Optional<WorkflowDefinition> def = definitions().find(row.workflowId());
+        Optional<WorkflowDefinition> def = definitions().find(row.workflowId(), row.definitionVersion());
         Map<String, StepRow> steps = new HashMap<>();
         tx.inNewTransaction(em -> queries().steps(em, instanceId)).forEach(s -> steps.put(s.stepId(), s));
         List<StepView> ordered = new ArrayList<>();

@@ -30,6 +30,12 @@ class ActorDeclarationsTest {
     static class ResourceMonitor {
     }
 
+    @Actor(id = "versioned")
+    @Expectation(id = "current", strategy = IdleStrategy.class, version = "2026.12-b")
+    @Expectation(id = "spaced", strategy = IdleStrategy.class, version = "two words")
+    static class Versioned {
+    }
+
     @Actor(id = "capped", maxConcurrentEpisodes = 4, overflow = Overflow.SHED_OLDEST)
     @Expectation(id = "run", strategy = IdleStrategy.class)
     static class Capped {
@@ -243,6 +249,25 @@ class ActorDeclarationsTest {
     }
 
     // ---- invalid declarations --------------------------------------------------------------------
+
+    @Test
+    void an_expectation_s_version_is_read_and_one_that_is_not_a_plain_name_is_refused_naming_it() {
+        assertThat(problemsOf(Versioned.class)).singleElement().asString()
+                .contains("actor \"versioned\"", "expectation \"spaced\"", "version \"two words\"");
+        assertThat(ActorDeclarations.read(ResourceMonitor.class, new ArrayList<>()).orElseThrow().expectation("recheck")
+                .orElseThrow().version()).as("unversioned").isNull();
+    }
+
+    @Actor(id = "versioned")
+    @Expectation(id = "current", strategy = IdleStrategy.class, version = "2026.12-b")
+    static class VersionedWell {
+    }
+
+    @Test
+    void a_declared_version_is_the_expectation_s_version() {
+        assertThat(ActorDeclarations.read(VersionedWell.class, new ArrayList<>()).orElseThrow().expectation("current")
+                .orElseThrow().version()).isEqualTo("2026.12-b");
+    }
 
     @Test
     void a_bad_cron_names_actor_expectation_and_the_cron_problem() {

@@ -248,6 +248,40 @@ class OrphanRecoveryTest {
     }
 
     @Test
+    void a_versioned_orphan_that_ran_steps_waits_visibly_on_a_node_of_another_version_and_a_node_of_its_version_resumes_it() {
+        actors.runs("reports", RecoveryPolicy.RESTART).deploys("reports", "2");
+        String id = rows.episode().scope(null, env).version("1").insert();
+        rows.step(id, 1, "checkpoint", "a-node-that-died");
+
+        SweepReport onV2 = sweep();
+        assertThat(onV2.skipped()).isEqualTo(1);
+        assertThat(actors.handovers).as("its checkpoints never run on version 2").isEmpty();
+        assertThat(workClaims.find(claimKey(id))).as("no lease taken for it").isEmpty();
+        assertThat(rows.row(id).attempts()).isEqualTo(1);
+        assertThat(rows.recoveryWaiting(id)).isEqualTo("waits for a node that deploys reports/digest version 1"
+                + " (node-a deploys version 2)");
+        assertThat(telemetry.count("recovery_waiting_for_version")).isPositive();
+        assertThat(sweep().skipped()).as("and goes on waiting").isEqualTo(1);
+
+        actors.deploys("reports", "1");
+        assertThat(sweep().restarted()).as("a node of version 1").isEqualTo(1);
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId).containsExactly(id);
+        assertThat(rows.recoveryWaiting(id)).as("claimed: no longer waiting").isNull();
+    }
+
+    @Test
+    void an_orphan_that_ran_no_step_or_started_unversioned_is_resumed_by_a_node_of_any_version() {
+        actors.runs("reports", RecoveryPolicy.RESTART).deploys("reports", "2");
+        String neverRan = rows.episode().scope(null, env).version("1").queued().insert();
+        String unversioned = rows.episode().scope(null, env).insert();
+        rows.step(unversioned, 1, "checkpoint", "a-node-that-died");
+
+        assertThat(sweep().restarted()).isEqualTo(2);
+        assertThat(actors.handovers).extracting(TestLocalActors.Handover::episodeId)
+                .containsExactlyInAnyOrder(neverRan, unversioned);
+    }
+
+    @Test
     void an_orphan_whose_lease_another_node_still_holds_is_skipped() {
         actors.runs("reports", RecoveryPolicy.RESTART);
         String id = rows.episode().scope(null, env).insert();

@@ -44,6 +44,7 @@ final class RecoveryRows {
         private String workflowStep;
         private String dedupeKey;
         private String id;
+        private String version;
 
         /** Its id and dedupe key (both random otherwise). */
         Episode identified(String id, String dedupeKey) {
@@ -108,6 +109,12 @@ final class RecoveryRows {
             return this;
         }
 
+        /** Started with version {@code version} of its expectation. */
+        Episode version(String version) {
+            this.version = version;
+            return this;
+        }
+
         String insert() {
             String id = this.id != null ? this.id : UUID.randomUUID().toString();
             String then = db.vendor().utcNowPlusSeconds(String.valueOf(-quietSeconds));
@@ -130,6 +137,7 @@ final class RecoveryRows {
             c.put("source_env", env);
             c.put("workflow_instance_id", workflowInstance);
             c.put("workflow_step_id", workflowStep);
+            c.put("expectation_version", version);
             c.put("queued_at", queued ? NativeSql.raw(then) : null);
             c.put("started_at", NativeSql.raw(then));
             c.put("updated_at", NativeSql.raw(then));
@@ -173,6 +181,12 @@ final class RecoveryRows {
         Object[] r = (Object[]) db.inNewTransaction(em -> em.createNativeQuery("SELECT status, phase, attempts, error_class,"
                 + " error_detail, run_node FROM cyclium_episodes WHERE id = ?1").setParameter(1, id).getSingleResult());
         return new EpisodeRow((String) r[0], (String) r[1], ((Number) r[2]).intValue(), (String) r[3], (String) r[4], (String) r[5]);
+    }
+
+    /** Why recovery leaves the episode waiting (null: it does not). */
+    String recoveryWaiting(String id) {
+        return (String) db.inNewTransaction(em -> em.createNativeQuery("SELECT recovery_waiting FROM cyclium_episodes"
+                + " WHERE id = ?1").setParameter(1, id).getSingleResult());
     }
 
     /** The journal's kinds in step order, each as {@code <step_no> <kind> <node>}. */

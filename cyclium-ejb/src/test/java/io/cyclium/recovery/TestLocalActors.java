@@ -26,6 +26,7 @@ final class TestLocalActors implements LocalActors {
 
     private final Map<String, RecoveryPolicy> actors = new HashMap<>();
     private final Map<String, RecoveryPolicy> knownElsewhere = new HashMap<>();
+    private final Map<String, String> versions = new HashMap<>();
     private final Map<String, RunControl> running = new HashMap<>();
     private final Set<HeldClaim> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<String> queued = new java.util.HashSet<>();
@@ -44,6 +45,17 @@ final class TestLocalActors implements LocalActors {
     TestLocalActors compiledButNotHere(String actorId, RecoveryPolicy policy) {
         knownElsewhere.put(actorId, policy);
         return this;
+    }
+
+    /** This node deploys {@code version} of the actor's expectation (any expectation of it, here). */
+    TestLocalActors deploys(String actorId, String version) {
+        versions.put(actorId, version);
+        return this;
+    }
+
+    @Override
+    public String expectationVersion(String actorId, String expectationId) {
+        return versions.get(actorId);
     }
 
     /** A task running here for {@code episodeId}. */

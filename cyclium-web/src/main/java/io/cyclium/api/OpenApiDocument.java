@@ -75,6 +75,7 @@ public final class OpenApiDocument {
         r.put(io.cyclium.retention.RetentionQueries.Run.class, "RetentionRun");
         r.put(io.cyclium.retention.RetentionQueries.StepCounts.class, "RetentionStep");
         r.put(io.cyclium.workflow.WorkflowView.class, "Workflow");
+        r.put(io.cyclium.workflow.DefinitionVersionView.class, "WorkflowDefinitionVersion");
         r.put(io.cyclium.workflow.InstanceView.class, "WorkflowInstance");
         r.put(io.cyclium.workflow.InstanceDetail.class, "WorkflowInstanceDetail");
         r.put(io.cyclium.workflow.StepView.class, "WorkflowStep");

@@ -3,6 +3,7 @@ package io.cyclium.api;
 import io.cyclium.audit.AuditAction;
 import io.cyclium.problem.Problem;
 import io.cyclium.console.security.OperatorRequest;
+import io.cyclium.workflow.DefinitionVersionView;
 import io.cyclium.workflow.InstanceView;
 import io.cyclium.workflow.WorkflowView;
 import io.cyclium.workflow.Workflows;
@@ -26,8 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Workflow definitions: list and read them (with instance counts and success rate), store one as
- * JSON ({@code PUT /workflows/{id}}: 400 naming the field when it is invalid), enable or disable,
+ * Workflow definitions: list and read them (with instance counts and success rate), their stored
+ * versions ({@code GET /workflows/{id}/versions}), store one as JSON ({@code PUT /workflows/{id}}:
+ * 400 naming the field when it is invalid; a changed document becomes the next version), enable or disable,
  * and start an instance ({@code POST /workflows/{id}/instances {"outcome", "payload", "subject"}}:
  * the whole DAG, or the outcome's target step with exactly its transitive dependencies; 409 when
  * the workflow has an instance in flight for the subject).
@@ -55,6 +57,12 @@ public class WorkflowResource {
     @Path("{id}")
     public WorkflowView get(@PathParam("id") String id) {
         return workflows.workflow(id);
+    }
+
+    @GET
+    @Path("{id}/versions")
+    public List<DefinitionVersionView> versions(@PathParam("id") String id) {
+        return workflows.versions(id);
     }
 
     @PUT

@@ -312,6 +312,7 @@ public final class ClusterHarness implements AutoCloseable {
          */
         private boolean c1Only = true;
         private Path customWar;
+        private final Map<String, Path> nodeWars = new HashMap<>();
         private int port;
         private final List<Path> extraPostBoot = new ArrayList<>();
         private BeforeBoot beforeBoot = db -> { };
@@ -336,6 +337,16 @@ public final class ClusterHarness implements AutoCloseable {
 
         private Builder(HarnessDatabase.Vendor vendor) {
             this.vendor = vendor;
+        }
+
+        /**
+         * A node named {@code name} that deploys its own WAR (another build of the application, as
+         * during a rolling deploy), with its own extra environment.
+         */
+        public Builder node(String name, Map<String, String> env, Path war) {
+            node(name, env);
+            nodeWars.put(name, war);
+            return this;
         }
 
         /** An environment variable for every node (a node's own map wins). */
@@ -441,7 +452,8 @@ public final class ClusterHarness implements AutoCloseable {
                     command.addAll(List.of("-Dhazelcast.socket.bind.any=false", "-Dh2.bindAddress=" + LOOPBACK,
                             "-jar", micro.toString(), "--nocluster", "--port", String.valueOf(port),
                             "--addLibs", driver.toString(), "--prebootcommandfile", preBoot.toString(),
-                            "--postbootcommandfile", postBoot.toString(), "--deploy", war.toString()));
+                            "--postbootcommandfile", postBoot.toString(), "--deploy",
+                            nodeWars.getOrDefault(name, war).toString()));
                     Map<String, String> env = new HashMap<>(DEFAULT_TIMINGS);
                     env.put("CYCLIUM_BIND_ADDRESS", LOOPBACK);
                     // tests send wrong or not-yet-known passwords (a generated one before it is printed)

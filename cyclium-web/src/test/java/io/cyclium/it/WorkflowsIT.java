@@ -232,6 +232,41 @@ class WorkflowsIT {
                 .contains(outcome).contains(again).doesNotContain(id);
     }
 
+    @Test
+    void an_instance_in_flight_runs_its_version_to_the_end_after_a_put_renames_its_gated_step() throws Exception {
+        String wf = "it_versions_" + UUID.randomUUID().toString().substring(0, 8);
+        String v1 = "{\"id\": \"" + wf + "\", \"steps\": ["
+                + "{\"id\": \"first\", \"actor\": \"it_actor\", \"expectation\": \"echo\"},"
+                + "{\"id\": \"gated\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"dependsOn\": [\"first\"],"
+                + " \"approval\": true}]}";
+        assertThat(call("PUT", "api/workflows/" + wf, v1, 200).getInt("version")).isEqualTo(1);
+        assertThat(call("PUT", "api/workflows/" + wf, v1, 200).getInt("version")).as("the same document again").isEqualTo(1);
+        String id = call("POST", "api/workflows/" + wf + "/instances", "{}", 201).getString("id");
+        JsonObject blocked = awaitStatus(id, "blocked");
+        assertThat(blocked.getJsonObject("instance").getInt("definitionVersion")).isEqualTo(1);
+
+        // version 2 renames the gated step: the instance in flight still needs "gated"
+        assertThat(call("PUT", "api/workflows/" + wf, v1.replace("\"gated\"", "\"renamed\""), 200).getInt("version"))
+                .isEqualTo(2);
+        HttpResponse<String> versions = admin(base, "GET", "api/workflows/" + wf + "/versions", null);
+        assertThat(versions.statusCode()).isEqualTo(200);
+        assertThat(json(versions).asJsonArray().stream().map(JsonValue::asJsonObject)
+                .map(v -> v.getInt("version") + ":" + v.getBoolean("current") + ":" + v.getInt("instancesInFlight")))
+                .containsExactly("2:true:0", "1:false:1");
+        assertThat(call("GET", "api/workflows/" + wf, null, 200).getInt("version")).isEqualTo(2);
+
+        call("POST", "api/workflow-instances/" + id + "/steps/gated/approve", "", 200);
+        JsonObject done = awaitStatus(id, "completed");
+        assertThat(steps(done).keySet()).containsExactlyInAnyOrder("first", "gated");
+        String fresh = call("POST", "api/workflows/" + wf + "/instances", "{}", 201).getString("id");
+        assertThat(steps(awaitStatus(fresh, "blocked")).keySet()).containsExactlyInAnyOrder("first", "renamed");
+
+        java.net.http.HttpClient browser = ConsoleLogin.admin(base);
+        assertThat(ConsoleLogin.get(browser, base, "workflow.xhtml?id=" + id).body()).contains("version 1");
+        assertThat(ConsoleLogin.get(browser, base, "workflow.xhtml?id=" + fresh).body()).contains("version 2");
+        call("POST", "api/workflow-instances/" + fresh + "/cancel", "", 200);
+    }
+
     private String instanceFor(String workflow, String subject) throws Exception {
         try (Connection c = MicroDeployment.database();
                 PreparedStatement ps = c.prepareStatement("SELECT id FROM cyclium_workflow_instances WHERE workflow_id = ?"
