@@ -56,6 +56,9 @@ class OidcLoginIT {
                      .env("CYCLIUM_SECURITY_OIDC_ISSUER", keycloak.issuer())
                      .env("CYCLIUM_SECURITY_OIDC_CLIENT_ID", "cyclium-console")
                      .env("CYCLIUM_SECURITY_OIDC_CLIENT_SECRET", clientSecret)
+                     .env("CYCLIUM_SECURITY_OIDC_CLOCK_SKEW", "PT1S")
+                     // the shipped default: bad bearer tokens are slowed down like wrong passwords
+                     .env("CYCLIUM_SECURITY_FAILED_LOGINS_BEFORE_DELAY", "3")
                      .node("node-a")
                      .start()) {
             keycloak.awaitReady();
@@ -69,9 +72,9 @@ class OidcLoginIT {
             String authorize = toProvider.headers().firstValue("Location").orElseThrow();
             assertThat(authorize).startsWith(keycloak.issuer() + "/protocol/openid-connect/auth?")
                     .contains("client_id=cyclium-console").contains("response_type=code").contains("state=");
-            HttpResponse<String> overview = bob.logInAtProvider(authorize, "bob", bobPassword);
-            assertThat(overview.uri().getPath()).as("the flow ends on the overview").isEqualTo("/cyclium/index.xhtml");
-            assertThat(overview.statusCode()).isEqualTo(200);
+            HttpResponse<String> landed = bob.logInAtProvider(authorize, "bob", bobPassword);
+            assertThat(landed.uri().getPath()).as("the flow ends on the page first asked for").isEqualTo("/cyclium/actors.xhtml");
+            assertThat(landed.statusCode()).isEqualTo(200);
             HttpResponse<String> actorsAsBob = bob.get(console + "actors.xhtml");
             assertThat(actorsAsBob.statusCode()).as("the session holds the login").isEqualTo(200);
             assertThat(actorsAsBob.body()).contains("id=\"session:user\">bob<").contains("id=\"session:role\">cyclium-viewer<")
@@ -104,13 +107,114 @@ class OidcLoginIT {
                     carol.get(console + "index.xhtml").headers().firstValue("Location").orElseThrow(), "carol", carolPassword);
             assertThat(asCarol.statusCode()).as("a provider user in neither group").isEqualTo(403);
 
+            // a pasted link with a query (its "state" is the page's, not the provider's) opens after the provider's login
+            Browser bobLater = new Browser();
+            String link = console + "episodes.xhtml?status=failed&state=kept";
+            HttpResponse<String> atProvider = bobLater.follow(bobLater.get(link));
+            assertThat(atProvider.uri().toString()).startsWith(keycloak.issuer() + "/protocol/openid-connect/auth?");
+            HttpResponse<String> opened = bobLater.follow(bobLater.submitLogin(atProvider, "bob", bobPassword));
+            assertThat(opened.uri().toString()).as("after " + bobLater.hops).isEqualTo(link);
+            assertThat(opened.statusCode()).isEqualTo(200);
+            assertThat(opened.body()).contains("id=\"session:user\">bob<");
+            assertThat(bobLater.get(console + "index.xhtml").uri().getPath()).as("only once: the overview stays the overview")
+                    .isEqualTo("/cyclium/index.xhtml");
+
             Browser mallory = new Browser();
             HttpResponse<String> wrong = mallory.submitLogin(mallory.get(
                     mallory.get(console + "index.xhtml").headers().firstValue("Location").orElseThrow()), "bob", "not-" + bobPassword);
             assertThat(wrong.statusCode()).as("Keycloak shows its form again").isEqualTo(200);
             assertThat(wrong.body()).contains("Invalid username or password");
             assertThat(mallory.get(console + "index.xhtml").statusCode()).as("still no session at the node").isEqualTo(302);
+
+            theApiTakesTheProvidersAccessTokens(keycloak, node, clientSecret, alicePassword, bobPassword);
         }
+    }
+
+    /**
+     * {@code Authorization: Bearer} with Keycloak's access tokens (password grant): the roles come
+     * from the token's groups, the audit trail names the provider's user; a changed token, one for
+     * another client, an expired one and one signed by another key are each a 401 naming why, and
+     * bad tokens are slowed down like wrong passwords.
+     */
+    private static void theApiTakesTheProvidersAccessTokens(KeycloakServer keycloak, ClusterNode node, String clientSecret,
+            String alicePassword, String bobPassword) throws Exception {
+        String asBob = keycloak.accessToken("cyclium-console", clientSecret, "bob", bobPassword);
+        String asAlice = keycloak.accessToken("cyclium-console", clientSecret, "alice", alicePassword);
+        HttpResponse<String> bobReads = api(node, "GET", "/episodes", asBob, null);
+        assertThat(bobReads.statusCode()).as(bobReads.body()).isEqualTo(200);
+        assertThat(bobReads.headers().firstValue("Set-Cookie")).as("no session for a token").isEmpty();
+        HttpResponse<String> bobSwitches = api(node, "PUT", "/mode", asBob, "{\"mode\": \"full\"}");
+        assertThat(bobSwitches.statusCode()).as(bobSwitches.body()).isEqualTo(403);
+        assertThat(bobSwitches.body()).contains("cyclium-admin");
+        assertThat(node.get("/audit?user=bob&action=node.mode").jsonArray().getValuesAs(JsonObject.class))
+                .as("the viewer's refused switch is in the trail").singleElement().satisfies(o -> {
+                    assertThat(o.getString("outcome")).isEqualTo("refused");
+                    assertThat(o.getString("reason")).isEqualTo("needs the role cyclium-admin");
+                });
+        HttpResponse<String> aliceSwitches = api(node, "PUT", "/mode", asAlice, "{\"mode\": \"full\"}");
+        assertThat(aliceSwitches.statusCode()).as(aliceSwitches.body()).isEqualTo(200);
+        assertThat(node.get("/audit?user=alice&action=node.mode").jsonArray().getValuesAs(JsonObject.class))
+                .singleElement().satisfies(o -> assertThat(o.getString("outcome")).isEqualTo("ok"));
+
+        // another client's token that names this one as its audience is good — until it expires (2 s, skew 1 s)
+        String shortLived = keycloak.accessToken("cyclium-short-lived", null, "alice", alicePassword);
+        assertThat(api(node, "GET", "/episodes", shortLived, null).statusCode()).isEqualTo(200);
+        String otherClient = keycloak.accessToken("other-app", null, "alice", alicePassword);
+        String[] parts = asBob.split("\\.");
+        String promoted = parts[0] + "." + b64(new String(java.util.Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
+                .replace("cyclium-viewer", "cyclium-admin").getBytes(StandardCharsets.UTF_8)) + "." + parts[2];
+        String foreign = signedByAnotherKey(keycloak.issuer());
+        Thread.sleep(3_500);
+
+        assertRefused(node, promoted, "signature does not verify");
+        assertRefused(node, otherClient, "for another client");
+        assertRefused(node, shortLived, "expired at");
+        HttpResponse<String> slowed = api(node, "GET", "/episodes", foreign, null);
+        assertThat(slowed.statusCode()).as("three bad tokens from this address: wait " + slowed.body()).isEqualTo(429);
+        assertThat(slowed.headers().firstValue("Retry-After")).hasValue("1");
+        Thread.sleep(1_100);
+        assertRefused(node, foreign, "key the provider does not publish");
+        Thread.sleep(2_100);
+        assertThat(api(node, "GET", "/episodes", asBob, null).statusCode()).as("a good token after the wait").isEqualTo(200);
+    }
+
+    private static void assertRefused(ClusterNode node, String token, String why) throws Exception {
+        HttpResponse<String> r = api(node, "PUT", "/mode", token, "{\"mode\": \"full\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(401);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+        assertThat(r.body()).contains(why);
+        assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(h ->
+                assertThat(h).startsWith("Bearer realm=\"cyclium\", error=\"invalid_token\""));
+    }
+
+    /** A token with the realm's issuer and claims, signed by a key Keycloak never had. */
+    private static String signedByAnotherKey(String issuer) throws Exception {
+        java.security.KeyPairGenerator g = java.security.KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        java.security.KeyPair key = g.generateKeyPair();
+        long now = System.currentTimeMillis() / 1000;
+        String input = b64("{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"not-keycloaks\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                + b64(("{\"iss\":\"" + issuer + "\",\"azp\":\"cyclium-console\",\"preferred_username\":\"alice\",\"exp\":"
+                        + (now + 300) + ",\"groups\":[\"cyclium-admin\"]}").getBytes(StandardCharsets.UTF_8));
+        java.security.Signature s = java.security.Signature.getInstance("SHA256withRSA");
+        s.initSign(key.getPrivate());
+        s.update(input.getBytes(StandardCharsets.US_ASCII));
+        return input + "." + b64(s.sign());
+    }
+
+    private static String b64(byte[] b) {
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    private static HttpResponse<String> api(ClusterNode node, String method, String path, String token, String json) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(node.api() + path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token);
+        if (json == null) {
+            b.GET();
+        } else {
+            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json));
+        }
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The client id of the "trigger_only" switch in the actors table's row of {@code actor}. */
