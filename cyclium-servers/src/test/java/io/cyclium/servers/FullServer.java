@@ -63,6 +63,14 @@ abstract class FullServer implements AutoCloseable {
     /** Creates and configures the server, starts it and deploys {@code ear}; returns when the app answers. */
     abstract void install(Path ear);
 
+    /**
+     * A user of the server's own realm in {@code group}, for {@code cyclium.security.identity=server};
+     * call before {@link #install}. Servers without one here say so.
+     */
+    void addRealmUser(String user, String password, String group) {
+        throw new UnsupportedOperationException(this + ": no realm users in this test harness");
+    }
+
     abstract void deploy(Path ear);
 
     /** Graceful stop through the script; returns when the process has ended. */
