@@ -204,6 +204,23 @@ abstract class FullServer implements AutoCloseable {
                 user, password);
     }
 
+    /** {@code method} on {@code path} of the application with an OpenID Connect access token. */
+    HttpResponse<String> callWithToken(String token, String method, String path, String json) {
+        HttpRequest.Builder r = HttpRequest.newBuilder(app().resolve(path)).header("Authorization", "Bearer " + token);
+        if (json != null) {
+            r.header("Content-Type", "application/json");
+        }
+        try {
+            return http.send(r.method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request) {
         return send(request, "admin", env.get("CYCLIUM_ADMIN_PASSWORD"));
     }

@@ -3,17 +3,13 @@ package io.cyclium.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.json.JsonObject;
-import java.net.CookieManager;
-import java.net.CookiePolicy;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -33,9 +29,6 @@ import org.junit.jupiter.api.Test;
  * Basic with the built-in accounts.
  */
 class OidcLoginIT {
-
-    private static final Pattern FORM_ACTION = Pattern.compile("<form[^>]*id=\"kc-form-login\"[^>]*action=\"([^\"]+)\"");
-    private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");
 
     @Test
     void console_users_log_in_at_keycloak_and_their_realm_roles_decide_what_they_may_do() throws Exception {
@@ -65,7 +58,7 @@ class OidcLoginIT {
             ClusterNode node = cluster.node("node-a");
             String console = "http://127.0.0.1:" + node.port() + "/cyclium/";
 
-            Browser bob = new Browser();
+            ProviderLoginBrowser bob = new ProviderLoginBrowser();
             HttpResponse<String> toProvider = bob.get(console + "actors.xhtml");
             assertThat(toProvider.statusCode()).as("a page without a session goes to the provider: " + toProvider.headers().map()
                     + " " + toProvider.body()).isEqualTo(302);
@@ -92,7 +85,7 @@ class OidcLoginIT {
             // the browser's session is no credential for the API, whoever made it
             assertThat(bob.put(node.api() + "/mode", "{\"mode\":\"disabled\"}").statusCode()).isEqualTo(401);
 
-            Browser alice = new Browser();
+            ProviderLoginBrowser alice = new ProviderLoginBrowser();
             alice.logInAtProvider(alice.get(console + "actors.xhtml").headers().firstValue("Location").orElseThrow(), "alice", alicePassword);
             HttpResponse<String> actorsAsAlice = alice.get(console + "actors.xhtml");
             assertThat(actorsAsAlice.body()).contains("id=\"session:role\">cyclium-admin<").contains(":triggerOnly\"");
@@ -102,13 +95,13 @@ class OidcLoginIT {
             assertThat(node.get("/audit?user=alice&action=actor.mode").jsonArray().getValuesAs(JsonObject.class))
                     .singleElement().satisfies(o -> assertThat(o.getString("outcome")).isEqualTo("ok"));
 
-            Browser carol = new Browser();
+            ProviderLoginBrowser carol = new ProviderLoginBrowser();
             HttpResponse<String> asCarol = carol.logInAtProvider(
                     carol.get(console + "index.xhtml").headers().firstValue("Location").orElseThrow(), "carol", carolPassword);
             assertThat(asCarol.statusCode()).as("a provider user in neither group").isEqualTo(403);
 
             // a pasted link with a query (its "state" is the page's, not the provider's) opens after the provider's login
-            Browser bobLater = new Browser();
+            ProviderLoginBrowser bobLater = new ProviderLoginBrowser();
             String link = console + "episodes.xhtml?status=failed&state=kept";
             HttpResponse<String> atProvider = bobLater.follow(bobLater.get(link));
             assertThat(atProvider.uri().toString()).startsWith(keycloak.issuer() + "/protocol/openid-connect/auth?");
@@ -119,7 +112,7 @@ class OidcLoginIT {
             assertThat(bobLater.get(console + "index.xhtml").uri().getPath()).as("only once: the overview stays the overview")
                     .isEqualTo("/cyclium/index.xhtml");
 
-            Browser mallory = new Browser();
+            ProviderLoginBrowser mallory = new ProviderLoginBrowser();
             HttpResponse<String> wrong = mallory.submitLogin(mallory.get(
                     mallory.get(console + "index.xhtml").headers().firstValue("Location").orElseThrow()), "bob", "not-" + bobPassword);
             assertThat(wrong.statusCode()).as("Keycloak shows its form again").isEqualTo(200);
@@ -222,106 +215,5 @@ class OidcLoginIT {
         Matcher m = Pattern.compile("id=\"actorsForm:actors:(\\d+):actorId\">" + actor + "<").matcher(page);
         assertThat(m.find()).as("a row for " + actor).isTrue();
         return "actorsForm:actors:" + m.group(1) + ":triggerOnly";
-    }
-
-    private static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    /**
-     * Cookies as a browser keeps them for a loopback address: Chromium and Firefox count
-     * {@code http://127.0.0.1} as a secure context, so a cookie marked {@code Secure} (Keycloak
-     * marks its login session's so) is stored and sent back there; the JDK's CookieManager would
-     * drop it over plain HTTP.
-     */
-    private static final class LoopbackIsSecure extends java.net.CookieHandler {
-
-        private final CookieManager cookies = new CookieManager(null, CookiePolicy.ACCEPT_ALL);
-
-        private static URI asSecure(URI uri) {
-            if (!"127.0.0.1".equals(uri.getHost()) || !"http".equals(uri.getScheme())) {
-                return uri;
-            }
-            return URI.create("https" + uri.toString().substring("http".length()));
-        }
-
-        @Override
-        public java.util.Map<String, List<String>> get(URI uri, java.util.Map<String, List<String>> headers) throws java.io.IOException {
-            return cookies.get(asSecure(uri), headers);
-        }
-
-        @Override
-        public void put(URI uri, java.util.Map<String, List<String>> headers) throws java.io.IOException {
-            cookies.put(asSecure(uri), headers);
-        }
-    }
-
-    /**
-     * What a browser does here, over plain HTTP: keeps cookies (Keycloak's and the node's, both on
-     * 127.0.0.1) and follows redirects one by one, so each hop can be seen.
-     */
-    private static final class Browser {
-
-        private final HttpClient http = HttpClient.newBuilder().cookieHandler(new LoopbackIsSecure())
-                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
-        final List<String> hops = new ArrayList<>();
-
-        HttpResponse<String> get(String uri) throws Exception {
-            hops.add("GET " + uri);
-            return http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(60)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-        }
-
-        HttpResponse<String> put(String uri, String json) throws Exception {
-            return http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-        }
-
-        HttpResponse<String> post(URI uri, String form, String... headers) throws Exception {
-            hops.add("POST " + uri);
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                    .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
-            for (int i = 0; i < headers.length; i += 2) {
-                b.header(headers[i], headers[i + 1]);
-            }
-            return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        }
-
-        /** Follows 302/303s (at most 10) from {@code r}; the first answer that is not one. */
-        HttpResponse<String> follow(HttpResponse<String> r) throws Exception {
-            for (int i = 0; i < 10 && (r.statusCode() == 302 || r.statusCode() == 303); i++) {
-                r = get(r.uri().resolve(r.headers().firstValue("Location").orElseThrow()).toString());
-            }
-            return r;
-        }
-
-        /** Opens the provider's authorization URL, fills in its login form and follows the flow back to the node. */
-        HttpResponse<String> logInAtProvider(String authorize, String user, String password) throws Exception {
-            HttpResponse<String> loginPage = get(authorize);
-            HttpResponse<String> back = follow(submitLogin(loginPage, user, password));
-            assertThat(back.uri().getPort()).as("back at the node after " + hops + ", not " + back.statusCode() + " " + back.body())
-                    .isNotEqualTo(URI.create(authorize).getPort());
-            return back;
-        }
-
-        /** Posts Keycloak's own login form (id kc-form-login) with this user and password. */
-        HttpResponse<String> submitLogin(HttpResponse<String> loginPage, String user, String password) throws Exception {
-            assertThat(loginPage.statusCode()).as("Keycloak's login page").isEqualTo(200);
-            Matcher action = FORM_ACTION.matcher(loginPage.body());
-            assertThat(action.find()).as("Keycloak's login form in " + loginPage.body()).isTrue();
-            URI to = loginPage.uri().resolve(action.group(1).replace("&amp;", "&"));
-            return post(to, "username=" + enc(user) + "&password=" + enc(password) + "&credentialId=");
-        }
-
-        /** A click on the button {@code source} of {@code page}, as the console's Ajax post-back sends it. */
-        HttpResponse<String> facesAction(HttpResponse<String> page, String source) throws Exception {
-            Matcher state = VIEW_STATE.matcher(page.body());
-            assertThat(state.find()).as("view state on " + page.uri()).isTrue();
-            String form = "jakarta.faces.partial.ajax=true&jakarta.faces.source=" + enc(source)
-                    + "&jakarta.faces.partial.execute=" + enc(source) + "&jakarta.faces.partial.render=actorsForm"
-                    + "&" + enc(source) + "=" + enc(source) + "&actorsForm=actorsForm&jakarta.faces.ViewState=" + enc(state.group(1));
-            return post(URI.create(page.uri().toString().replaceAll("\\?.*", "")), form, "Faces-Request", "partial/ajax");
-        }
     }
 }
