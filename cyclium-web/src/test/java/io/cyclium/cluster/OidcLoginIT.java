@@ -111,6 +111,7 @@ class OidcLoginIT {
             assertThat(opened.body()).contains("id=\"session:user\">bob<");
             assertThat(bobLater.get(console + "index.xhtml").uri().getPath()).as("only once: the overview stays the overview")
                     .isEqualTo("/cyclium/index.xhtml");
+            aLinkOpensAfterTheProvidersLoginInChromium(link, bobPassword);
 
             ProviderLoginBrowser mallory = new ProviderLoginBrowser();
             HttpResponse<String> wrong = mallory.submitLogin(mallory.get(
@@ -120,6 +121,35 @@ class OidcLoginIT {
             assertThat(mallory.get(console + "index.xhtml").statusCode()).as("still no session at the node").isEqualTo(302);
 
             theApiTakesTheProvidersAccessTokens(keycloak, node, clientSecret, alicePassword, bobPassword);
+        }
+    }
+
+    /**
+     * The same in a real browser: headless Chromium through the whole chain (node, Keycloak's form,
+     * the code flow back, the noted page), with cookies as Chromium keeps them (the note's
+     * {@code SameSite=Lax} cookie must come back on the provider's redirect).
+     */
+    private static void aLinkOpensAfterTheProvidersLoginInChromium(String link, String bobPassword) throws Exception {
+        org.openqa.selenium.chrome.ChromeDriver chrome = HeadlessChromium.start(Path.of("target", "oidc-chromium"), "oidc");
+        try {
+            chrome.get(link);
+            awaitIn(chrome, "Keycloak's login form", d -> !d.findElements(org.openqa.selenium.By.id("kc-form-login")).isEmpty());
+            chrome.findElement(org.openqa.selenium.By.id("username")).sendKeys("bob");
+            chrome.findElement(org.openqa.selenium.By.id("password")).sendKeys(bobPassword);
+            chrome.findElement(org.openqa.selenium.By.id("password")).submit();
+            awaitIn(chrome, "back on " + link, d -> link.equals(d.getCurrentUrl()));
+            assertThat(chrome.findElement(org.openqa.selenium.By.id("session:user")).getText()).isEqualTo("bob");
+        } finally {
+            chrome.quit();
+        }
+    }
+
+    private static void awaitIn(org.openqa.selenium.WebDriver browser, String what,
+            java.util.function.Function<org.openqa.selenium.WebDriver, Boolean> done) {
+        try {
+            new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(60)).until(done::apply);
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("Chromium: not " + what + " within 60 s; it shows " + browser.getCurrentUrl(), e);
         }
     }
 
