@@ -51,6 +51,8 @@ public final class CycliumConfigReader {
     public static final String OIDC_CLIENT_ID = "cyclium.security.oidc.client-id";
     public static final String OIDC_CLIENT_SECRET = "cyclium.security.oidc.client-secret";
     public static final String OIDC_GROUPS_CLAIM = "cyclium.security.oidc.groups-claim";
+    public static final String OIDC_AUDIENCE = "cyclium.security.oidc.audience";
+    public static final String OIDC_CLOCK_SKEW = "cyclium.security.oidc.clock-skew";
     public static final String FAILED_LOGINS_BEFORE_DELAY = "cyclium.security.failed-logins-before-delay";
     public static final String VIEWER_PASSWORD = "cyclium.console.viewer-password";
     /** The short environment names the quick start and the issue use; the MicroProfile names work too. */
@@ -217,6 +219,11 @@ public final class CycliumConfigReader {
         Optional<String> clientId = text(OIDC_CLIENT_ID);
         Optional<String> secret = text(OIDC_CLIENT_SECRET);
         String groupsClaim = text(OIDC_GROUPS_CLAIM).orElse("groups");
+        // an API access token must be for this audience (its aud lists it, or its azp names it): the client id by default
+        Optional<String> audience = text(OIDC_AUDIENCE);
+        // how far the provider's clock may be off when exp and nbf are checked: small, a token lives minutes
+        Duration skew = duration(OIDC_CLOCK_SKEW, Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(5))
+                .orElse(Duration.ofSeconds(30));
         if (issuer.isEmpty()) {
             problems.add(OIDC_ISSUER + " is not set" + why + ": the provider's issuer URL, e.g. https://sso.example.com/realms/ops");
         }
@@ -249,7 +256,8 @@ public final class CycliumConfigReader {
             return Optional.empty();
         }
         String trimmed = uri.toString().replaceAll("/+$", "");
-        return Optional.of(new OidcSettings(java.net.URI.create(trimmed), clientId.get(), secret.get(), groupsClaim));
+        return Optional.of(new OidcSettings(java.net.URI.create(trimmed), clientId.get(), secret.get(), groupsClaim,
+                audience.orElse(clientId.get()), skew));
     }
 
     /** An ISO-8601 duration (PT12H, P7D, P1DT6H) within [min, max]; a problem and the default otherwise. */
@@ -258,7 +266,7 @@ public final class CycliumConfigReader {
         if (value.isEmpty()) {
             return Optional.ofNullable(defaultValue);
         }
-        String upTo = max.toHours() % 24 == 0 ? "P" + max.toDays() + "D" : max.toString();
+        String upTo = max.toHours() > 0 && max.toHours() % 24 == 0 ? "P" + max.toDays() + "D" : max.toString();
         String allowed = "allowed are ISO-8601 durations from " + min + " to " + upTo + " (e.g. PT12H, P7D)";
         try {
             Duration parsed = Duration.parse(value.get().toUpperCase(Locale.ROOT));

@@ -116,7 +116,24 @@ class CycliumConfigReaderTest {
         assertThat(oidc.clientSecret()).isEqualTo("s3cret-value");
         assertThat(oidc.groupsClaim()).isEqualTo("groups");
         assertThat(oidc.toString()).doesNotContain("s3cret-value");
+        assertThat(oidc.audience()).as("an access token's audience: the client by default").isEqualTo("cyclium");
+        assertThat(oidc.clockSkew()).isEqualTo(java.time.Duration.ofSeconds(30));
         assertThat(read("cyclium.security.oidc.issuer", "not checked unless oidc").oidc()).isEmpty();
+        OidcSettings scripts = read("cyclium.security.identity", "oidc", "cyclium.security.oidc.issuer", "https://sso.example.com/realms/ops",
+                "cyclium.security.oidc.client-id", "cyclium", "cyclium.security.oidc.client-secret", "s3cret-value",
+                "cyclium.security.oidc.audience", "cyclium-api", "cyclium.security.oidc.clock-skew", "PT5S").oidc().orElseThrow();
+        assertThat(scripts.audience()).isEqualTo("cyclium-api");
+        assertThat(scripts.clockSkew()).isEqualTo(java.time.Duration.ofSeconds(5));
+    }
+
+    @Test
+    void an_access_tokens_clock_skew_is_minutes_at_most() {
+        assertThatThrownBy(() -> read("cyclium.security.identity", "oidc", "cyclium.security.oidc.issuer", "https://sso.example.com/realms/ops",
+                "cyclium.security.oidc.client-id", "cyclium", "cyclium.security.oidc.client-secret", "s3cret-value",
+                "cyclium.security.oidc.clock-skew", "PT1H"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.security.oidc.clock-skew = PT1H is out of range: allowed are ISO-8601 durations"
+                        + " from PT0S to PT5M");
     }
 
     @Test

@@ -43,10 +43,14 @@ class EarSmokeIT {
         smoke("payara", Kind.H2);
     }
 
+    /**
+     * Also {@code cyclium.security.identity=server}: the users, the smoke's admin included, are in
+     * the domain's file realm (server-config's add-user.sh), whose groups are the roles.
+     */
     @Test
     @Tag("matrix")
-    void payara_server_on_postgresql() {
-        smoke("payara", Kind.POSTGRESQL);
+    void payara_server_on_postgresql_with_users_from_its_realm() {
+        smoke("payara", Kind.POSTGRESQL, true);
     }
 
     @Test
@@ -136,9 +140,8 @@ class EarSmokeIT {
             Path ear = smokeArchive(kind, dir);
             String viewerPassword = "viewer-" + UUID.randomUUID();
             if (serverRealm) {
-                WildFlyServer wildfly = (WildFlyServer) server;
-                wildfly.addRealmUser("admin", server.env.get("CYCLIUM_ADMIN_PASSWORD"), "cyclium-admin");
-                wildfly.addRealmUser("bob", viewerPassword, "cyclium-viewer");
+                server.addRealmUser("admin", server.env.get("CYCLIUM_ADMIN_PASSWORD"), "cyclium-admin");
+                server.addRealmUser("bob", viewerPassword, "cyclium-viewer");
             }
             server.install(ear);
             step(cell, "installed, configured, deployed", begin);
@@ -258,7 +261,10 @@ class EarSmokeIT {
         return key;
     }
 
-    /** The realm's viewer reads but gets 403 for a change; the realm's admin acts and is audited; a wrong password is a 401. */
+    /**
+     * The realm's viewer reads but gets 403 for a change, audited as refused; the realm's admin acts
+     * and is audited; a wrong password is a 401.
+     */
     private static void usersComeFromTheRealm(FullServer server, String viewerPassword) {
         String admin = server.env.get("CYCLIUM_ADMIN_PASSWORD");
         assertThat(server.callAs("bob", viewerPassword, "GET", "api/episodes", null).statusCode()).as("the realm's viewer reads")
@@ -269,6 +275,8 @@ class EarSmokeIT {
         assertThat(adminSwitches.statusCode()).as(adminSwitches.body()).isEqualTo(200);
         assertThat(server.callAs("bob", viewerPassword, "GET", "api/audit?user=admin&action=node.mode", null).body())
                 .contains("\"user\":\"admin\"").contains("\"outcome\":\"ok\"");
+        assertThat(server.callAs("bob", viewerPassword, "GET", "api/audit?user=bob&action=node.mode", null).body())
+                .contains("\"outcome\":\"refused\"").contains("needs the role cyclium-admin");
         assertThat(server.callAs("bob", "not-" + viewerPassword, "GET", "api/episodes", null).statusCode())
                 .as("a wrong password").isEqualTo(401);
     }

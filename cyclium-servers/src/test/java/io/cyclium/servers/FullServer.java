@@ -63,6 +63,14 @@ abstract class FullServer implements AutoCloseable {
     /** Creates and configures the server, starts it and deploys {@code ear}; returns when the app answers. */
     abstract void install(Path ear);
 
+    /**
+     * A user of the server's own realm in {@code group}, for {@code cyclium.security.identity=server};
+     * call before {@link #install}. Servers without one here say so.
+     */
+    void addRealmUser(String user, String password, String group) {
+        throw new UnsupportedOperationException(this + ": no realm users in this test harness");
+    }
+
     abstract void deploy(Path ear);
 
     /** Graceful stop through the script; returns when the process has ended. */
@@ -194,6 +202,23 @@ abstract class FullServer implements AutoCloseable {
         }
         return send(r.method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json)),
                 user, password);
+    }
+
+    /** {@code method} on {@code path} of the application with an OpenID Connect access token. */
+    HttpResponse<String> callWithToken(String token, String method, String path, String json) {
+        HttpRequest.Builder r = HttpRequest.newBuilder(app().resolve(path)).header("Authorization", "Bearer " + token);
+        if (json != null) {
+            r.header("Content-Type", "application/json");
+        }
+        try {
+            return http.send(r.method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) {

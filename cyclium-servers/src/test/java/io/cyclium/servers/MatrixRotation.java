@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * checkout: successive runs of successive commits go round the whole matrix, a rerun of the same
  * commit runs the same cells, and every run also runs the "ci" cells, which this condition never
  * touches. {@code all} (the default outside Maven) runs every one; {@code slot:N} runs slot N. One
- * slot adds two or three cells, about three minutes, where the whole matrix adds about ten, which
+ * slot adds three cells, about three minutes, where the whole matrix adds about ten, which
  * CI's 45-minute budget no longer has room for (docs/testing.md, CI budget).
  *
  * <p>A "matrix" test missing from {@link #SLOTS} fails under rotation, so a new cell cannot quietly
@@ -30,10 +30,11 @@ public final class MatrixRotation implements ExecutionCondition {
     static final List<List<String>> SLOTS = List.of(
             List.of("EarSmokeIT#payara_server_on_h2", "TwoNodesIT#two_wildfly_servers_share_the_work_and_recover_each_other",
                     "ServerTracesIT#payara_server_exports_an_events_trace_through_its_microprofile_telemetry"),
-            List.of("EarSmokeIT#payara_server_on_postgresql", "EarSmokeIT#payara_micro_on_mariadb", "EarSmokeIT#wildfly_on_h2"),
+            List.of("EarSmokeIT#payara_server_on_postgresql_with_users_from_its_realm", "EarSmokeIT#payara_micro_on_mariadb", "EarSmokeIT#wildfly_on_h2"),
             List.of("EarSmokeIT#payara_server_on_mariadb", "EarSmokeIT#payara_micro_on_postgresql",
                     "ServerTracesIT#wildfly_exports_an_events_trace_through_its_microprofile_telemetry"),
-            List.of("TwoNodesIT#two_payara_servers_share_the_work_and_recover_each_other", "EarSmokeIT#wildfly_on_mariadb_with_users_from_its_realm"));
+            List.of("TwoNodesIT#two_payara_servers_share_the_work_and_recover_each_other", "EarSmokeIT#wildfly_on_mariadb_with_users_from_its_realm",
+                    "ServerOidcIT#payara_server_logs_in_through_keycloak_and_takes_its_tokens"));
 
     private static volatile Selection selection;
 

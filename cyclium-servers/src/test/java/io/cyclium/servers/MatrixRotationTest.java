@@ -18,7 +18,7 @@ class MatrixRotationTest {
         List<String> cells = matrixTests();
         List<String> slotted = MatrixRotation.SLOTS.stream().flatMap(List::stream).toList();
 
-        assertThat(cells).hasSize(11);
+        assertThat(cells).hasSize(12);
         assertThat(slotted).containsExactlyInAnyOrderElementsOf(cells);
     }
 
@@ -54,7 +54,7 @@ class MatrixRotationTest {
 
     /** The tests tagged "matrix" (on the method or on its class) of the server test classes. */
     private static List<String> matrixTests() {
-        return Stream.of(EarSmokeIT.class, TwoNodesIT.class, ServerTracesIT.class)
+        return Stream.of(EarSmokeIT.class, TwoNodesIT.class, ServerTracesIT.class, ServerOidcIT.class)
                 .flatMap(type -> Arrays.stream(type.getDeclaredMethods())
                         .filter(m -> m.isAnnotationPresent(Test.class))
                         .filter(m -> matrix(m) || matrix(type))

@@ -1,8 +1,13 @@
 package io.cyclium.servers;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** A Payara Server 6 domain of its own (folder and port base), set up by server-config/payara-server. */
@@ -23,11 +28,30 @@ final class PayaraServer extends FullServer {
         env.put("AS_EXTRA_JAVA_OPTS", C1_ONLY);
     }
 
+    /** Users for the domain's file realm, added with add-user.sh between configure and deploy. */
+    private final List<String[]> realmUsers = new ArrayList<>();
+
     @Override
     void install(Path ear) {
         script("payara-server/create-domain.sh", Map.of());
         script("payara-server/configure.sh", Map.of());
+        for (String[] u : realmUsers) {
+            Path passwordFile = dir.resolve("realm-user-" + u[0] + ".txt");
+            try {
+                Files.writeString(passwordFile, "AS_ADMIN_USERPASSWORD=" + u[1] + "\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            script("payara-server/add-user.sh", Map.of("CYCLIUM_USER", u[0], "CYCLIUM_GROUP", u[2],
+                    "CYCLIUM_USER_PASSWORD_FILE", passwordFile.toString()));
+        }
         deploy(ear);
+    }
+
+    /** A user of the file realm in {@code group} (for cyclium.security.identity=server), as server-config adds one. */
+    @Override
+    void addRealmUser(String user, String password, String group) {
+        realmUsers.add(new String[] {user, password, group});
     }
 
     @Override

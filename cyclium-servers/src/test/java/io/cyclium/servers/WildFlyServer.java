@@ -42,6 +42,7 @@ final class WildFlyServer extends FullServer {
     }
 
     /** A user of the ApplicationRealm in {@code group} (for cyclium.security.identity=server). */
+    @Override
     void addRealmUser(String user, String password, String group) {
         realmUsers.add(new String[] {user, password, group});
     }

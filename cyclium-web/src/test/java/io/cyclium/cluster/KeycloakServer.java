@@ -109,6 +109,29 @@ public final class KeycloakServer implements AutoCloseable {
         return "http://" + ClusterHarness.LOOPBACK + ":" + port + "/realms/" + realm;
     }
 
+    /**
+     * An access token for {@code user} from the realm's token endpoint with the password grant
+     * (Keycloak's direct access grant, enabled for the client in the realm file); {@code secret}
+     * null for a public client.
+     */
+    public String accessToken(String clientId, String secret, String user, String password) throws IOException, InterruptedException {
+        String form = "grant_type=password&scope=openid&client_id=" + enc(clientId) + (secret == null ? "" : "&client_secret=" + enc(secret))
+                + "&username=" + enc(user) + "&password=" + enc(password);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(issuer() + "/protocol/openid-connect/token"))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("no token for " + user + " from client " + clientId + ": " + r.statusCode() + " " + r.body());
+        }
+        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.StringReader(r.body()))) {
+            return reader.readObject().getString("access_token");
+        }
+    }
+
+    private static String enc(String s) {
+        return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
     public int port() {
         return port;
     }

@@ -3,17 +3,13 @@ package io.cyclium.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.json.JsonObject;
-import java.net.CookieManager;
-import java.net.CookiePolicy;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -34,9 +30,6 @@ import org.junit.jupiter.api.Test;
  */
 class OidcLoginIT {
 
-    private static final Pattern FORM_ACTION = Pattern.compile("<form[^>]*id=\"kc-form-login\"[^>]*action=\"([^\"]+)\"");
-    private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta.faces.ViewState\"[^>]*value=\"([^\"]+)\"");
-
     @Test
     void console_users_log_in_at_keycloak_and_their_realm_roles_decide_what_they_may_do() throws Exception {
         String alicePassword = "alice-" + UUID.randomUUID();
@@ -56,22 +49,25 @@ class OidcLoginIT {
                      .env("CYCLIUM_SECURITY_OIDC_ISSUER", keycloak.issuer())
                      .env("CYCLIUM_SECURITY_OIDC_CLIENT_ID", "cyclium-console")
                      .env("CYCLIUM_SECURITY_OIDC_CLIENT_SECRET", clientSecret)
+                     .env("CYCLIUM_SECURITY_OIDC_CLOCK_SKEW", "PT1S")
+                     // the shipped default: bad bearer tokens are slowed down like wrong passwords
+                     .env("CYCLIUM_SECURITY_FAILED_LOGINS_BEFORE_DELAY", "3")
                      .node("node-a")
                      .start()) {
             keycloak.awaitReady();
             ClusterNode node = cluster.node("node-a");
             String console = "http://127.0.0.1:" + node.port() + "/cyclium/";
 
-            Browser bob = new Browser();
+            ProviderLoginBrowser bob = new ProviderLoginBrowser();
             HttpResponse<String> toProvider = bob.get(console + "actors.xhtml");
             assertThat(toProvider.statusCode()).as("a page without a session goes to the provider: " + toProvider.headers().map()
                     + " " + toProvider.body()).isEqualTo(302);
             String authorize = toProvider.headers().firstValue("Location").orElseThrow();
             assertThat(authorize).startsWith(keycloak.issuer() + "/protocol/openid-connect/auth?")
                     .contains("client_id=cyclium-console").contains("response_type=code").contains("state=");
-            HttpResponse<String> overview = bob.logInAtProvider(authorize, "bob", bobPassword);
-            assertThat(overview.uri().getPath()).as("the flow ends on the overview").isEqualTo("/cyclium/index.xhtml");
-            assertThat(overview.statusCode()).isEqualTo(200);
+            HttpResponse<String> landed = bob.logInAtProvider(authorize, "bob", bobPassword);
+            assertThat(landed.uri().getPath()).as("the flow ends on the page first asked for").isEqualTo("/cyclium/actors.xhtml");
+            assertThat(landed.statusCode()).isEqualTo(200);
             HttpResponse<String> actorsAsBob = bob.get(console + "actors.xhtml");
             assertThat(actorsAsBob.statusCode()).as("the session holds the login").isEqualTo(200);
             assertThat(actorsAsBob.body()).contains("id=\"session:user\">bob<").contains("id=\"session:role\">cyclium-viewer<")
@@ -89,7 +85,7 @@ class OidcLoginIT {
             // the browser's session is no credential for the API, whoever made it
             assertThat(bob.put(node.api() + "/mode", "{\"mode\":\"disabled\"}").statusCode()).isEqualTo(401);
 
-            Browser alice = new Browser();
+            ProviderLoginBrowser alice = new ProviderLoginBrowser();
             alice.logInAtProvider(alice.get(console + "actors.xhtml").headers().firstValue("Location").orElseThrow(), "alice", alicePassword);
             HttpResponse<String> actorsAsAlice = alice.get(console + "actors.xhtml");
             assertThat(actorsAsAlice.body()).contains("id=\"session:role\">cyclium-admin<").contains(":triggerOnly\"");
@@ -99,18 +95,149 @@ class OidcLoginIT {
             assertThat(node.get("/audit?user=alice&action=actor.mode").jsonArray().getValuesAs(JsonObject.class))
                     .singleElement().satisfies(o -> assertThat(o.getString("outcome")).isEqualTo("ok"));
 
-            Browser carol = new Browser();
+            ProviderLoginBrowser carol = new ProviderLoginBrowser();
             HttpResponse<String> asCarol = carol.logInAtProvider(
                     carol.get(console + "index.xhtml").headers().firstValue("Location").orElseThrow(), "carol", carolPassword);
             assertThat(asCarol.statusCode()).as("a provider user in neither group").isEqualTo(403);
 
-            Browser mallory = new Browser();
+            // a pasted link with a query (its "state" is the page's, not the provider's) opens after the provider's login
+            ProviderLoginBrowser bobLater = new ProviderLoginBrowser();
+            String link = console + "episodes.xhtml?status=failed&state=kept";
+            HttpResponse<String> atProvider = bobLater.follow(bobLater.get(link));
+            assertThat(atProvider.uri().toString()).startsWith(keycloak.issuer() + "/protocol/openid-connect/auth?");
+            HttpResponse<String> opened = bobLater.follow(bobLater.submitLogin(atProvider, "bob", bobPassword));
+            assertThat(opened.uri().toString()).as("after " + bobLater.hops).isEqualTo(link);
+            assertThat(opened.statusCode()).isEqualTo(200);
+            assertThat(opened.body()).contains("id=\"session:user\">bob<");
+            assertThat(bobLater.get(console + "index.xhtml").uri().getPath()).as("only once: the overview stays the overview")
+                    .isEqualTo("/cyclium/index.xhtml");
+            aLinkOpensAfterTheProvidersLoginInChromium(link, bobPassword);
+
+            ProviderLoginBrowser mallory = new ProviderLoginBrowser();
             HttpResponse<String> wrong = mallory.submitLogin(mallory.get(
                     mallory.get(console + "index.xhtml").headers().firstValue("Location").orElseThrow()), "bob", "not-" + bobPassword);
             assertThat(wrong.statusCode()).as("Keycloak shows its form again").isEqualTo(200);
             assertThat(wrong.body()).contains("Invalid username or password");
             assertThat(mallory.get(console + "index.xhtml").statusCode()).as("still no session at the node").isEqualTo(302);
+
+            theApiTakesTheProvidersAccessTokens(keycloak, node, clientSecret, alicePassword, bobPassword);
         }
+    }
+
+    /**
+     * The same in a real browser: headless Chromium through the whole chain (node, Keycloak's form,
+     * the code flow back, the noted page), with cookies as Chromium keeps them (the note's
+     * {@code SameSite=Lax} cookie must come back on the provider's redirect).
+     */
+    private static void aLinkOpensAfterTheProvidersLoginInChromium(String link, String bobPassword) throws Exception {
+        org.openqa.selenium.chrome.ChromeDriver chrome = HeadlessChromium.start(Path.of("target", "oidc-chromium"), "oidc");
+        try {
+            chrome.get(link);
+            awaitIn(chrome, "Keycloak's login form", d -> !d.findElements(org.openqa.selenium.By.id("kc-form-login")).isEmpty());
+            chrome.findElement(org.openqa.selenium.By.id("username")).sendKeys("bob");
+            chrome.findElement(org.openqa.selenium.By.id("password")).sendKeys(bobPassword);
+            chrome.findElement(org.openqa.selenium.By.id("password")).submit();
+            awaitIn(chrome, "back on " + link, d -> link.equals(d.getCurrentUrl()));
+            assertThat(chrome.findElement(org.openqa.selenium.By.id("session:user")).getText()).isEqualTo("bob");
+        } finally {
+            chrome.quit();
+        }
+    }
+
+    private static void awaitIn(org.openqa.selenium.WebDriver browser, String what,
+            java.util.function.Function<org.openqa.selenium.WebDriver, Boolean> done) {
+        try {
+            new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(60)).until(done::apply);
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("Chromium: not " + what + " within 60 s; it shows " + browser.getCurrentUrl(), e);
+        }
+    }
+
+    /**
+     * {@code Authorization: Bearer} with Keycloak's access tokens (password grant): the roles come
+     * from the token's groups, the audit trail names the provider's user; a changed token, one for
+     * another client, an expired one and one signed by another key are each a 401 naming why, and
+     * bad tokens are slowed down like wrong passwords.
+     */
+    private static void theApiTakesTheProvidersAccessTokens(KeycloakServer keycloak, ClusterNode node, String clientSecret,
+            String alicePassword, String bobPassword) throws Exception {
+        String asBob = keycloak.accessToken("cyclium-console", clientSecret, "bob", bobPassword);
+        String asAlice = keycloak.accessToken("cyclium-console", clientSecret, "alice", alicePassword);
+        HttpResponse<String> bobReads = api(node, "GET", "/episodes", asBob, null);
+        assertThat(bobReads.statusCode()).as(bobReads.body()).isEqualTo(200);
+        assertThat(bobReads.headers().firstValue("Set-Cookie")).as("no session for a token").isEmpty();
+        HttpResponse<String> bobSwitches = api(node, "PUT", "/mode", asBob, "{\"mode\": \"full\"}");
+        assertThat(bobSwitches.statusCode()).as(bobSwitches.body()).isEqualTo(403);
+        assertThat(bobSwitches.body()).contains("cyclium-admin");
+        assertThat(node.get("/audit?user=bob&action=node.mode").jsonArray().getValuesAs(JsonObject.class))
+                .as("the viewer's refused switch is in the trail").singleElement().satisfies(o -> {
+                    assertThat(o.getString("outcome")).isEqualTo("refused");
+                    assertThat(o.getString("reason")).isEqualTo("needs the role cyclium-admin");
+                });
+        HttpResponse<String> aliceSwitches = api(node, "PUT", "/mode", asAlice, "{\"mode\": \"full\"}");
+        assertThat(aliceSwitches.statusCode()).as(aliceSwitches.body()).isEqualTo(200);
+        assertThat(node.get("/audit?user=alice&action=node.mode").jsonArray().getValuesAs(JsonObject.class))
+                .singleElement().satisfies(o -> assertThat(o.getString("outcome")).isEqualTo("ok"));
+
+        // another client's token that names this one as its audience is good — until it expires (2 s, skew 1 s)
+        String shortLived = keycloak.accessToken("cyclium-short-lived", null, "alice", alicePassword);
+        assertThat(api(node, "GET", "/episodes", shortLived, null).statusCode()).isEqualTo(200);
+        String otherClient = keycloak.accessToken("other-app", null, "alice", alicePassword);
+        String[] parts = asBob.split("\\.");
+        String promoted = parts[0] + "." + b64(new String(java.util.Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
+                .replace("cyclium-viewer", "cyclium-admin").getBytes(StandardCharsets.UTF_8)) + "." + parts[2];
+        String foreign = signedByAnotherKey(keycloak.issuer());
+        Thread.sleep(3_500);
+
+        assertRefused(node, promoted, "signature does not verify");
+        assertRefused(node, otherClient, "for another client");
+        assertRefused(node, shortLived, "expired at");
+        HttpResponse<String> slowed = api(node, "GET", "/episodes", foreign, null);
+        assertThat(slowed.statusCode()).as("three bad tokens from this address: wait " + slowed.body()).isEqualTo(429);
+        assertThat(slowed.headers().firstValue("Retry-After")).hasValue("1");
+        Thread.sleep(1_100);
+        assertRefused(node, foreign, "key the provider does not publish");
+        Thread.sleep(2_100);
+        assertThat(api(node, "GET", "/episodes", asBob, null).statusCode()).as("a good token after the wait").isEqualTo(200);
+    }
+
+    private static void assertRefused(ClusterNode node, String token, String why) throws Exception {
+        HttpResponse<String> r = api(node, "PUT", "/mode", token, "{\"mode\": \"full\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(401);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+        assertThat(r.body()).contains(why);
+        assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(h ->
+                assertThat(h).startsWith("Bearer realm=\"cyclium\", error=\"invalid_token\""));
+    }
+
+    /** A token with the realm's issuer and claims, signed by a key Keycloak never had. */
+    private static String signedByAnotherKey(String issuer) throws Exception {
+        java.security.KeyPairGenerator g = java.security.KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        java.security.KeyPair key = g.generateKeyPair();
+        long now = System.currentTimeMillis() / 1000;
+        String input = b64("{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"not-keycloaks\"}".getBytes(StandardCharsets.UTF_8)) + "."
+                + b64(("{\"iss\":\"" + issuer + "\",\"azp\":\"cyclium-console\",\"preferred_username\":\"alice\",\"exp\":"
+                        + (now + 300) + ",\"groups\":[\"cyclium-admin\"]}").getBytes(StandardCharsets.UTF_8));
+        java.security.Signature s = java.security.Signature.getInstance("SHA256withRSA");
+        s.initSign(key.getPrivate());
+        s.update(input.getBytes(StandardCharsets.US_ASCII));
+        return input + "." + b64(s.sign());
+    }
+
+    private static String b64(byte[] b) {
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    private static HttpResponse<String> api(ClusterNode node, String method, String path, String token, String json) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(node.api() + path)).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token);
+        if (json == null) {
+            b.GET();
+        } else {
+            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json));
+        }
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The client id of the "trigger_only" switch in the actors table's row of {@code actor}. */
@@ -118,106 +245,5 @@ class OidcLoginIT {
         Matcher m = Pattern.compile("id=\"actorsForm:actors:(\\d+):actorId\">" + actor + "<").matcher(page);
         assertThat(m.find()).as("a row for " + actor).isTrue();
         return "actorsForm:actors:" + m.group(1) + ":triggerOnly";
-    }
-
-    private static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    /**
-     * Cookies as a browser keeps them for a loopback address: Chromium and Firefox count
-     * {@code http://127.0.0.1} as a secure context, so a cookie marked {@code Secure} (Keycloak
-     * marks its login session's so) is stored and sent back there; the JDK's CookieManager would
-     * drop it over plain HTTP.
-     */
-    private static final class LoopbackIsSecure extends java.net.CookieHandler {
-
-        private final CookieManager cookies = new CookieManager(null, CookiePolicy.ACCEPT_ALL);
-
-        private static URI asSecure(URI uri) {
-            if (!"127.0.0.1".equals(uri.getHost()) || !"http".equals(uri.getScheme())) {
-                return uri;
-            }
-            return URI.create("https" + uri.toString().substring("http".length()));
-        }
-
-        @Override
-        public java.util.Map<String, List<String>> get(URI uri, java.util.Map<String, List<String>> headers) throws java.io.IOException {
-            return cookies.get(asSecure(uri), headers);
-        }
-
-        @Override
-        public void put(URI uri, java.util.Map<String, List<String>> headers) throws java.io.IOException {
-            cookies.put(asSecure(uri), headers);
-        }
-    }
-
-    /**
-     * What a browser does here, over plain HTTP: keeps cookies (Keycloak's and the node's, both on
-     * 127.0.0.1) and follows redirects one by one, so each hop can be seen.
-     */
-    private static final class Browser {
-
-        private final HttpClient http = HttpClient.newBuilder().cookieHandler(new LoopbackIsSecure())
-                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
-        final List<String> hops = new ArrayList<>();
-
-        HttpResponse<String> get(String uri) throws Exception {
-            hops.add("GET " + uri);
-            return http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(60)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-        }
-
-        HttpResponse<String> put(String uri, String json) throws Exception {
-            return http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-        }
-
-        HttpResponse<String> post(URI uri, String form, String... headers) throws Exception {
-            hops.add("POST " + uri);
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                    .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
-            for (int i = 0; i < headers.length; i += 2) {
-                b.header(headers[i], headers[i + 1]);
-            }
-            return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        }
-
-        /** Follows 302/303s (at most 10) from {@code r}; the first answer that is not one. */
-        HttpResponse<String> follow(HttpResponse<String> r) throws Exception {
-            for (int i = 0; i < 10 && (r.statusCode() == 302 || r.statusCode() == 303); i++) {
-                r = get(r.uri().resolve(r.headers().firstValue("Location").orElseThrow()).toString());
-            }
-            return r;
-        }
-
-        /** Opens the provider's authorization URL, fills in its login form and follows the flow back to the node. */
-        HttpResponse<String> logInAtProvider(String authorize, String user, String password) throws Exception {
-            HttpResponse<String> loginPage = get(authorize);
-            HttpResponse<String> back = follow(submitLogin(loginPage, user, password));
-            assertThat(back.uri().getPort()).as("back at the node after " + hops + ", not " + back.statusCode() + " " + back.body())
-                    .isNotEqualTo(URI.create(authorize).getPort());
-            return back;
-        }
-
-        /** Posts Keycloak's own login form (id kc-form-login) with this user and password. */
-        HttpResponse<String> submitLogin(HttpResponse<String> loginPage, String user, String password) throws Exception {
-            assertThat(loginPage.statusCode()).as("Keycloak's login page").isEqualTo(200);
-            Matcher action = FORM_ACTION.matcher(loginPage.body());
-            assertThat(action.find()).as("Keycloak's login form in " + loginPage.body()).isTrue();
-            URI to = loginPage.uri().resolve(action.group(1).replace("&amp;", "&"));
-            return post(to, "username=" + enc(user) + "&password=" + enc(password) + "&credentialId=");
-        }
-
-        /** A click on the button {@code source} of {@code page}, as the console's Ajax post-back sends it. */
-        HttpResponse<String> facesAction(HttpResponse<String> page, String source) throws Exception {
-            Matcher state = VIEW_STATE.matcher(page.body());
-            assertThat(state.find()).as("view state on " + page.uri()).isTrue();
-            String form = "jakarta.faces.partial.ajax=true&jakarta.faces.source=" + enc(source)
-                    + "&jakarta.faces.partial.execute=" + enc(source) + "&jakarta.faces.partial.render=actorsForm"
-                    + "&" + enc(source) + "=" + enc(source) + "&actorsForm=actorsForm&jakarta.faces.ViewState=" + enc(state.group(1));
-            return post(URI.create(page.uri().toString().replaceAll("\\?.*", "")), form, "Faces-Request", "partial/ajax");
-        }
     }
 }

@@ -86,6 +86,13 @@ class ServerRealmIT {
                     .contains("\"user\":\"alice\"").contains("\"outcome\":\"ok\"");
             assertThat(call(node, "GET", "/episodes", basic("viewer", builtinViewerPassword), null).statusCode())
                     .as("the built-in viewer is off when the server's realm decides").isEqualTo(401);
+            assertThat(call(node, "GET", "/audit?user=bob&action=node.mode", asAlice, null).body())
+                    .as("the viewer's switch, refused by the container for its role, is in the trail")
+                    .contains("\"outcome\":\"refused\"").contains("needs the role cyclium-admin");
+            HttpResponse<String> bearer = call(node, "GET", "/episodes", "Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln", null);
+            assertThat(bearer.statusCode()).isEqualTo(401);
+            assertThat(bearer.body()).as("a bearer token without oidc")
+                    .contains("bearer tokens are taken only with cyclium.security.identity=oidc; this node uses server");
 
             for (int i = 0; i < 3; i++) {
                 assertThat(call(node, "GET", "/episodes", basic("bob", "guess-" + i), null).statusCode()).isEqualTo(401);

@@ -57,14 +57,17 @@ import javax.security.auth.callback.UnsupportedCallbackException;
  * <p>With {@code cyclium.security.identity=oidc} the pages are not this class's: every page
  * request goes to the OpenID Connect mechanism Jakarta Security made from {@link OidcClient}'s
  * definition (the provider's login page, the code flow, the session it keeps), and the API stays
- * here, with HTTP Basic and the built-in accounts — the browser's session must not reach the API
- * whichever source made it. Two mechanisms are then beans; this one is an alternative with a
+ * here: it takes the provider's access tokens ({@code Authorization: Bearer}, checked on every
+ * request by {@link BearerTokens}) and HTTP Basic with the built-in accounts — the browser's
+ * session must not reach the API whichever source made it. Two mechanisms are then beans; this one is an alternative with a
  * priority, so it is the one the container resolves and calls, and it hands over to the other.
  */
 @ApplicationScoped
 @Alternative
 @Priority(Interceptor.Priority.APPLICATION)
 public class ConsoleAuthentication implements HttpAuthenticationMechanism {
+
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(ConsoleAuthentication.class.getName());
 
     static final String LOGIN_PAGE = "/login.xhtml";
 
@@ -73,6 +76,9 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
 
     @Inject
     CycliumConfig config;
+
+    @Inject
+    BearerTokens bearerTokens;
 
     /**
      * Where the OpenID Connect mechanism is found: {@code BeanManager.getBeans} lists every bean of
@@ -108,6 +114,17 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             return AuthenticationStatus.SEND_FAILURE;
         }
         if (byProvider(request)) {
+            if (request.getUserPrincipal() == null && context.isProtected()) {
+                // the provider's mechanism is about to send the browser to its login page
+                PageAfterProviderLogin.remember(request, response);
+                if (request.getParameter(PROVIDER_STATE) != null
+                        && !request.getRequestURI().equals(request.getContextPath() + LoginTarget.LANDING)) {
+                    // Soteria takes any "state" parameter for the provider's answer and, off its redirect URI,
+                    // refuses the request: a page's own state filter would never reach the login. Start the
+                    // flow from the overview; the noted page opens after it.
+                    return context.redirect(request.getContextPath() + LoginTarget.LANDING);
+                }
+            }
             return openId().validateRequest(request, response, context);
         }
         Credential fromForm = context.getAuthParameters().getCredential();
@@ -128,6 +145,9 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             return continueSession(fromSession, context);
         }
         String header = request.getHeader("Authorization");
+        if (header != null && isApi(request) && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return bearer(header.substring(7).trim(), request, response, context);
+        }
         if (header != null && header.regionMatches(true, 0, "Basic ", 0, 6)) {
             // scripts may read pages too; a wrong password is a 401 wherever it is sent
             UsernamePasswordCredential basic = basic(header.substring(6).trim());
@@ -202,6 +222,56 @@ public class ConsoleAuthentication implements HttpAuthenticationMechanism {
             throttle.failed(credential.getCaller(), request.getRemoteAddr());
         }
         return result;
+    }
+
+    /**
+     * An API call with the provider's access token: checked on every request (no session), its
+     * failures counted like failed logins — per address, since nothing in a bad token can be
+     * believed to name a user — and answered 401 with the reason.
+     */
+    private AuthenticationStatus bearer(String token, HttpServletRequest request, HttpServletResponse response,
+            HttpMessageContext context) {
+        String address = request.getRemoteAddr();
+        Optional<Duration> wait = throttle.waitFor(BEARER, address);
+        if (wait.isPresent()) {
+            return throttled(response, context, wait.get());
+        }
+        CredentialValidationResult result;
+        try {
+            result = bearerTokens.validate(token);
+        } catch (TokenRejected rejected) {
+            throttle.failed(BEARER, address);
+            return refuseToken(response, context, rejected.getMessage());
+        } catch (ProviderUnreachable down) {
+            LOG.warning(() -> "bearer token not checked: " + down.getMessage());
+            try {
+                ApiRefusals.write(response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, "the bearer token could not be"
+                        + " checked: " + down.getMessage());
+            } catch (IOException callerGone) {
+                return context.responseUnauthorized();
+            }
+            return AuthenticationStatus.SEND_FAILURE;
+        }
+        throttle.succeeded(BEARER, address);
+        return context.notifyContainerAboutLogin(result);
+    }
+
+    /** The parameter the provider's answer carries (OpenID Connect's {@code state}). */
+    private static final String PROVIDER_STATE = "state";
+
+    /** The throttle's user for bearer tokens: one count per address. */
+    private static final String BEARER = "\0bearer token";
+
+    /** 401 with a Bearer challenge (RFC 6750's invalid_token) and the reason in the API's JSON error body. */
+    private static AuthenticationStatus refuseToken(HttpServletResponse response, HttpMessageContext context, String why) {
+        response.setHeader("WWW-Authenticate", "Bearer realm=\"cyclium\", error=\"invalid_token\", error_description=\""
+                + why.replaceAll("[^\\x20-\\x7e]|[\"\\\\]", "'") + "\"");
+        try {
+            ApiRefusals.write(response, HttpServletResponse.SC_UNAUTHORIZED, why);
+        } catch (IOException e) {
+            return context.responseUnauthorized();
+        }
+        return AuthenticationStatus.SEND_FAILURE;
     }
 
     /** 429 with Retry-After: this user from this address failed too often; the password is not even checked. */

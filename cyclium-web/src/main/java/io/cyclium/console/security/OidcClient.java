@@ -20,7 +20,8 @@ import jakarta.security.enterprise.authentication.mechanism.http.openid.ClaimsDe
  * <p>The definition is always deployed — annotations cannot depend on configuration — but the
  * mechanism it makes only ever runs when {@link ConsoleAuthentication} hands a page request to it,
  * which it does in oidc mode alone. The provider sends the browser back to the overview page
- * ({@code redirectURI}), where the login ends. The caller's name is the
+ * ({@code redirectURI}), where the login ends and {@link PageAfterProviderLogin} sends the caller on
+ * to the page first asked for. The caller's name is the
  * ID token's {@code preferred_username}; its groups, the claim {@code cyclium.security.oidc.groups-claim}
  * (default {@code groups}), are the roles.
  */
@@ -33,7 +34,7 @@ import jakarta.security.enterprise.authentication.mechanism.http.openid.ClaimsDe
         redirectURI = "${baseURL}/index.xhtml",
         // true would send the caller on to the page first asked for, but Soteria 3.0.3 (Payara 6.2025.10)
         // then fails that page with a NullPointerException in its restored request (RequestData without
-        // parameters): the caller lands on the overview instead
+        // parameters): PageAfterProviderLogin does it instead
         redirectToOriginalResource = false,
         claimsDefinition = @ClaimsDefinition(callerGroupsClaim = "${cycliumOidc.groupsClaim}"))
 public class OidcClient {

@@ -1,5 +1,7 @@
 package io.cyclium.console.security;
 
+import io.cyclium.node.NodeIdentity;
+import jakarta.inject.Inject;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
@@ -19,12 +21,23 @@ public class RefusalPage extends HttpServlet {
 
     static final String PATH = "/refused";
 
+    private static final String API = "/api";
+
+    @Inject
+    OperatorRequest operator;
+
+    @Inject
+    NodeIdentity node;
+
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer i ? i : HttpServletResponse.SC_FORBIDDEN;
         String uri = (String) request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
         if (ApiRefusals.isApiPath(request.getContextPath(), uri)) {
+            if (status == HttpServletResponse.SC_FORBIDDEN) {
+                auditRefusal(request, uri);
+            }
             ApiRefusals.write(response, status, status == HttpServletResponse.SC_UNAUTHORIZED ? ApiRefusals.UNAUTHORIZED
                     : ApiRefusals.FORBIDDEN);
             return;
@@ -37,5 +50,20 @@ public class RefusalPage extends HttpServlet {
         response.setContentType("text/html;charset=UTF-8");
         response.setContentLength(page.length);
         response.getOutputStream().write(page);
+    }
+
+    /**
+     * The refused change in the audit trail, as the console records a viewer's forged action: the
+     * container turned the caller away for its role before any resource ran, so no resource wrote
+     * the row. The caller is authenticated here (a 403, not a 401), so the row names them.
+     */
+    private void auditRefusal(HttpServletRequest request, String uri) {
+        String path = uri.substring(Math.min(uri.length(), request.getContextPath().length()));
+        if (!path.startsWith(API)) {
+            return;
+        }
+        RefusedApiAction.of(request.getMethod(), path.substring(API.length())).ifPresent(refused -> operator.refuse(refused.action(),
+                RefusedApiAction.THIS_NODE.equals(refused.subjectId()) ? node.name() : refused.subjectId(),
+                "needs the role " + ConsoleRoles.ADMIN));
     }
 }

@@ -41,8 +41,6 @@ import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -94,15 +92,7 @@ class ConsoleBrowserIT {
     @BeforeEach
     void openBrowser(TestInfo info) throws IOException {
         testName = info.getTestMethod().map(m -> m.getName()).orElse("test");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary("/usr/bin/chromium");
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1280,1000",
-                "--user-data-dir=" + Files.createTempDirectory(Files.createDirectories(PROFILES), testName).toAbsolutePath());
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new java.io.File("/usr/bin/chromedriver")).build();
-        ChromeDriver chrome = new ChromeDriver(service, options);
+        ChromeDriver chrome = io.cyclium.cluster.HeadlessChromium.start(PROFILES, testName);
         // every page this tab opens records what its Content-Security-Policy blocked (closeBrowser reads it)
         chrome.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", java.util.Map.of("source", CSP_RECORDER));
         browser = chrome;

@@ -2,38 +2,10 @@ package io.cyclium.console.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class LoginThrottleTest {
-
-    /** A clock the test moves by hand. */
-    private static final class HandClock extends Clock {
-        private Instant now = Instant.parse("2026-12-05T06:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-    }
 
     private final HandClock clock = new HandClock();
     private final LoginThrottle throttle = new LoginThrottle(clock, 3);
