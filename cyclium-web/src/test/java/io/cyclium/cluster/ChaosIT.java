@@ -125,6 +125,49 @@ class ChaosIT {
             }
             out.append("\n  nodes ").append(cluster.database().query("SELECT node_identity, started_at, last_seen, stopped_at"
                     + " FROM cyclium_nodes"));
+            out.append(openTransactions()).append(threadDumps());
+            return out.toString();
+        }
+
+        /**
+         * The database's transactions open for more than 5 s and whom they wait for: a node whose
+         * writes stopped behind a lock shows here with the holder's last statement.
+         */
+        String openTransactions() {
+            try {
+                return "\n  transactions open > 5 s " + (vendor() == HarnessDatabase.Vendor.POSTGRESQL
+                        ? cluster.database().query("SELECT pid, state, wait_event_type, wait_event, CAST(now() - xact_start AS TEXT)"
+                                + " AS open_for, CAST(pg_blocking_pids(pid) AS TEXT) AS blocked_by, left(query, 300) AS last_statement"
+                                + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                                + " AND xact_start < now() - INTERVAL '5 seconds'")
+                        : cluster.database().query("SELECT trx_mysql_thread_id, trx_state, trx_started, trx_wait_started,"
+                                + " left(trx_query, 300) AS last_statement FROM information_schema.innodb_trx"
+                                + " WHERE trx_started < NOW() - INTERVAL 5 SECOND"));
+            } catch (RuntimeException e) {
+                return "\n  transactions: not read (" + e.getMessage() + ")";
+            }
+        }
+
+        /** A thread dump of every live node, beside its log (jcmd of the JDK running the test). */
+        String threadDumps() {
+            StringBuilder out = new StringBuilder();
+            for (ClusterNode node : cluster.nodes()) {
+                if (!node.isAlive()) {
+                    continue;
+                }
+                java.nio.file.Path dump = node.log().resolveSibling(node.name() + "-threads.txt");
+                try {
+                    Process jcmd = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                            String.valueOf(node.pid()), "Thread.print").redirectErrorStream(true).redirectOutput(dump.toFile()).start();
+                    out.append("\n  threads of ").append(node.name()).append(jcmd.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)
+                            ? ": " + dump : ": jcmd did not answer within 30 s");
+                } catch (java.io.IOException e) {
+                    out.append("\n  threads of ").append(node.name()).append(": ").append(e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             return out.toString();
         }
 
