@@ -32,13 +32,16 @@ import java.util.Map;
  * {@code bench.latency-inflight} in flight (so no step waits for a free slot of the actor): per
  * edge of the DAG, the successor's episode {@code started_at} minus the {@code finished_at} of the
  * last of its predecessors' episodes (both written with the database's clock), p50 and p99.</li>
+ * <li><b>starts in lists</b>: the same number of instances started {@code bench.list-size} per request
+ * (each list stored in one transaction): instances stored per second, from the first request until
+ * the last answered, and until the last completed.</li>
  * </ul>
  * Each phase then checks every instance completed with exactly one episode per step.
  *
  * <p>{@code -Dbench.modes=after-commit,in-commit} runs each round once per mode, interleaved, each on a
- * node of its own over the same PostgreSQL: {@code in-commit} (the default) advances a step in its
- * episode's terminal write, {@code after-commit} the way before 2026-12-05
- * ({@code cyclium.workflow.advance-in-commit=false}: after the commit, from the terminal event).
+ * node of its own over the same PostgreSQL: {@code in-commit} advances a step in its episode's
+ * terminal write ({@code cyclium.workflow.advance-in-commit=true}), {@code after-commit} after the
+ * commit, from the terminal event (the default).
  *
  * <pre>mvn -q -B -o -pl cyclium-ejb,cyclium-web package -DskipTests dependency:build-classpath \
  *     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
@@ -56,6 +59,7 @@ public final class WorkflowBench {
     private static final int LATENCY_INFLIGHT = Integer.getInteger("bench.latency-inflight", 2);
     private static final Duration PHASE_LIMIT = Duration.ofMinutes(20);
     private static final List<String> MODES = List.of(System.getProperty("bench.modes", "in-commit").split(","));
+    private static final int LIST_SIZE = Integer.getInteger("bench.list-size", 100);
 
     /** Each step's predecessors: the edges whose latency is measured. */
     private static final Map<String, List<String>> EDGES = Map.of("a", List.of("start"), "b", List.of("start"),
@@ -117,6 +121,8 @@ public final class WorkflowBench {
             ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
             checkOneEpisodePerStep(pg, db, "load" + r, INSTANCES);
 
+            listPhase(pg, db, node, "list" + r, mode, figures);
+
             List<Double> latencies = latencyPhase(pg, db, node, "lat" + r);
             double p50 = percentile(latencies, 0.50);
             double p99 = percentile(latencies, 0.99);
@@ -146,6 +152,32 @@ public final class WorkflowBench {
 
     private static void startConcurrently(ClusterNode node, String prefix, int count, int clients) throws Exception {
         BenchClients.run(clients, count, i -> start(node, prefix + "-" + i));
+    }
+
+    /** {@link #INSTANCES} instances started {@link #LIST_SIZE} per request from {@link #CLIENTS} clients. */
+    private static void listPhase(OwnPostgres pg, HarnessDatabase db, ClusterNode node, String prefix, String mode,
+            Map<String, List<Double>> figures) throws Exception {
+        int lists = (INSTANCES + LIST_SIZE - 1) / LIST_SIZE;
+        long t0 = System.nanoTime();
+        BenchClients.run(CLIENTS, lists, l -> {
+            StringBuilder body = new StringBuilder("[");
+            for (int i = l * LIST_SIZE; i < Math.min(INSTANCES, (l + 1) * LIST_SIZE); i++) {
+                body.append(i == l * LIST_SIZE ? "" : ", ").append("{\"payload\": {\"subject\": \"").append(prefix).append('-')
+                        .append(i).append("\"}}");
+            }
+            HttpReply reply = node.post("/workflows/bench_dag/instances", body.append(']').toString());
+            if (reply.status() != 201) {
+                throw new IllegalStateException(node.name() + ": starting a list answered " + reply);
+            }
+        });
+        double stored = (System.nanoTime() - t0) / 1e9;
+        awaitCompleted(pg, db, prefix, INSTANCES);
+        double completed = (System.nanoTime() - t0) / 1e9;
+        System.out.printf(Locale.ROOT, "[bench]   %,d instances started %d per request from %d clients: stored in %.1f s (%.0f"
+                + " instances/s), all completed in %.1f s (%.1f instances/s)%n", INSTANCES, LIST_SIZE, CLIENTS, stored,
+                INSTANCES / stored, completed, INSTANCES / completed);
+        add(figures, mode, "instances stored/s, " + LIST_SIZE + " per request", INSTANCES / stored);
+        checkOneEpisodePerStep(pg, db, prefix, INSTANCES);
     }
 
     /** {@code inflight} clients, each starting an instance and waiting until it completed before the next. */
