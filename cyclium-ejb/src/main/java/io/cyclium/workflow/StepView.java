@@ -13,8 +13,14 @@ public record StepView(String stepId, String actor, String expectation, List<Str
         LocalDateTime finishedAt, long runMs, String errorClass) {
 
     static StepView of(StepRow r, StepDefinition d) {
+        return of(r, d, false);
+    }
+
+    /** {@code started}: stored as queued, but its episode has started ({@link WorkflowQueries#queuedButStarted}): shown running. */
+    static StepView of(StepRow r, StepDefinition d, boolean started) {
+        String state = started && StepState.QUEUED.equals(r.state()) ? StepState.RUNNING : r.state();
         return new StepView(r.stepId(), d == null ? null : d.actor(), d == null ? null : d.expectation(),
-                d == null ? List.of() : d.dependsOn(), r.critical(), d != null && d.approval(), r.state(), r.attempt(),
+                d == null ? List.of() : d.dependsOn(), r.critical(), d != null && d.approval(), state, r.attempt(),
                 r.maxAttempts(), r.nextAttemptAt(), r.approvedAt(), r.episodeId(), r.queuedAt(), r.startedAt(),
                 r.finishedAt(), r.runMs(), r.errorClass());
     }

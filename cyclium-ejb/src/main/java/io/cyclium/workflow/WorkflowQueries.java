@@ -123,6 +123,21 @@ public final class WorkflowQueries {
         return ids.stream().map(byId::get).filter(java.util.Objects::nonNull).toList();
     }
 
+    /**
+     * The instance's steps stored as queued whose episode has started: it is running and has left
+     * its node's queue (its first write clears the queue mark). Such a step is shown running at
+     * once — the row itself moves when the step ends, or at the next reconcile — without a write
+     * on the episode's path.
+     */
+    public java.util.Set<String> queuedButStarted(EntityManager em, String instanceId) {
+        List<?> rows = new NativeSql().sql("SELECT s.step_id FROM cyclium_workflow_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
+                + " WHERE s.instance_id = ").value(instanceId).sql(" AND s.state = 'queued' AND e.status = 'running'"
+                + " AND e.queued_at IS NULL").query(em).getResultList();
+        java.util.Set<String> out = new java.util.HashSet<>();
+        rows.forEach(r -> out.add((String) (r instanceof Object[] c ? c[0] : r)));
+        return out;
+    }
+
     public List<StepRow> steps(EntityManager em, String instanceId) {
         List<?> rows = new NativeSql().sql("SELECT " + STEP_COLUMNS + " FROM cyclium_workflow_steps WHERE instance_id = ")
                 .value(instanceId).sql(" ORDER BY step_id").query(em).getResultList();

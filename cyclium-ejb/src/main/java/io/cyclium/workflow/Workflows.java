@@ -369,19 +369,33 @@ public class Workflows {
     }
 
     public InstanceDetail detail(String instanceId) {
-        InstanceRow row = tx.inNewTransaction(em -> queries().instance(em, instanceId))
-                .orElseThrow(() -> Problem.notFound("no workflow instance " + instanceId));
+        record Read(InstanceRow row, List<StepRow> steps, java.util.Set<String> started, List<TransitionRow> transitions) {
+        }
+        // one transaction for every read of the page: one BEGIN/COMMIT, and a consistent picture
+        Read read = tx.inNewTransaction(em -> {
+            InstanceRow row = queries().instance(em, instanceId).orElse(null);
+            if (row == null) {
+                return null;
+            }
+            List<StepRow> steps = queries().steps(em, instanceId);
+            boolean anyQueued = steps.stream().anyMatch(s -> StepState.QUEUED.equals(s.state()) && s.episodeId() != null);
+            return new Read(row, steps, anyQueued ? queries().queuedButStarted(em, instanceId) : java.util.Set.of(),
+                    queries().transitions(em, instanceId));
+        });
+        if (read == null) {
+            throw Problem.notFound("no workflow instance " + instanceId);
+        }
+        InstanceRow row = read.row();
         Optional<WorkflowDefinition> def = definitions().find(row.workflowId(), row.definitionVersion());
         Map<String, StepRow> steps = new HashMap<>();
-        tx.inNewTransaction(em -> queries().steps(em, instanceId)).forEach(s -> steps.put(s.stepId(), s));
+        read.steps().forEach(s -> steps.put(s.stepId(), s));
         List<StepView> ordered = new ArrayList<>();
         if (def.isPresent()) {
             def.get().steps().stream().filter(d -> steps.containsKey(d.id()))
-                    .forEach(d -> ordered.add(StepView.of(steps.remove(d.id()), d)));
+                    .forEach(d -> ordered.add(StepView.of(steps.remove(d.id()), d, read.started().contains(d.id()))));
         }
-        steps.values().forEach(s -> ordered.add(StepView.of(s, null)));
-        return new InstanceDetail(InstanceView.of(row), row.payload(), ordered,
-                tx.inNewTransaction(em -> queries().transitions(em, instanceId)),
+        steps.values().forEach(s -> ordered.add(StepView.of(s, null, read.started().contains(s.stepId()))));
+        return new InstanceDetail(InstanceView.of(row), row.payload(), ordered, read.transitions(),
                 row.stats() == null ? null : JsonText.parseObject(row.stats()));
     }
 

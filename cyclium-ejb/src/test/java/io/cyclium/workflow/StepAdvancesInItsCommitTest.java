@@ -393,4 +393,28 @@ class StepAdvancesInItsCommitTest {
         assertThat(rig.stored(id, "c", 1)).isPresent();
         assertThat(rig.episodesOf(id)).isEqualTo(2);
     }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_stored_as_queued_reads_as_started_once_its_episode_has_left_its_node_s_queue(Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+        WorkflowQueries queries = new WorkflowQueries(rig.db.vendor());
+        // as a launch behind busy slots leaves them: the step queued, its episode running and marked queued
+        rig.db.inNewTransaction(em -> {
+            em.createNativeQuery("UPDATE cyclium_workflow_steps SET state = 'queued' WHERE instance_id = ?1 AND step_id = 'a'")
+                    .setParameter(1, id).executeUpdate();
+            return em.createNativeQuery("UPDATE cyclium_episodes SET queued_at = updated_at WHERE id = ?1").setParameter(1, a)
+                    .executeUpdate();
+        });
+        java.util.Set<String> waiting = rig.db.inNewTransaction(em -> queries.queuedButStarted(em, id));
+        assertThat(waiting).as("still waiting for a slot").isEmpty();
+
+        // its first write clears the queue mark: from then on the step reads as started
+        rig.db.inNewTransaction(em -> rig.store.leftQueue(em, a));
+        java.util.Set<String> started = rig.db.inNewTransaction(em -> queries.queuedButStarted(em, id));
+        assertThat(started).containsExactly("a");
+        assertThat(rig.steps(id).get("a").state()).as("the row itself is not written").isEqualTo(StepState.QUEUED);
+    }
 }
