@@ -116,6 +116,9 @@ public class ActorHost {
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService timers;
 
+    @Inject
+    Pauses pauses;
+
     private final Map<String, ActorRuntime> runtimes = new ConcurrentHashMap<>();
     private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
     private volatile LocalRunner runner;
@@ -176,9 +179,17 @@ public class ActorHost {
             int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
             String actorId = def.id();
             ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
-                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing));
+                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing))
+                    .pausedBy(pauses);
             runtimes.put(def.id(), rt);
         }
+        // the table before the first trigger: a node starting while something is paused holds it from the start
+        try {
+            pauses.refresh();
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "Could not read the paused actors at start (" + e + "); the first workflow pulse reads them");
+        }
+        pauses.onChange(() -> runtimes.values().forEach(ActorRuntime::wake));
         runtimes.values().forEach(schedules::arm);
         LOG.info(() -> "Cyclium node " + identity.name() + " runs actors " + runtimes.keySet()
                 + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));

@@ -64,11 +64,16 @@ public class WorkflowTimer {
     @Inject
     RetryAlarm alarm;
 
+    @Inject
+    io.cyclium.config.CycliumConfig config;
+
     @Resource
     TimerService timers;
 
     @PostConstruct
     void start() {
+        // the pulse carries the pauses: every node reads it at least once per heartbeat interval
+        alarm.checkEvery(config.heartbeatInterval());
         workflows.registerCodeDefinitions();
         timers.createIntervalTimer(INTERVAL_MS, INTERVAL_MS, new TimerConfig("cyclium-workflow-retries", false));
     }
