@@ -221,6 +221,7 @@ public final class WorkflowEngine {
         // its transitions written in one INSERT at the end of the transaction (writeJournal)
         WorkflowEngine here = new WorkflowEngine(joined, store.buffered(), queries, definitions, joined.launcher(launcher), clock,
                 joined.telemetry(telemetry), random).tracedBy(tracing).runsVersionsFrom(versions);
+        here.paused = paused;
         Consumer<Duration> wake = retryStored;
         here.retryStored = due -> joined.after(() -> wake.accept(due));
         return here;
