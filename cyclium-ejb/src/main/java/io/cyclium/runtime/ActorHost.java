@@ -403,7 +403,7 @@ public class ActorHost {
     /** Every discovered actor with what this node does with it. */
     public java.util.List<ActorView> views() {
         return discovery.definitions().stream().map(def -> ActorView.of(def, runtimes.get(def.id()),
-                notRunningWhy.get(def.id()), modes.modeFor(def.id()).wireName())).toList();
+                notRunningWhy.get(def.id()), modes.modeFor(def.id()).wireName(), pauses)).toList();
     }
 
     /** Why a discovered actor does not run on this node (console and status). */
@@ -470,12 +470,22 @@ public class ActorHost {
 
     /** Runs an episode a trigger-only node deferred (the poller's hand-off); false when the actor is not here. */
     public boolean dispatch(String actorId, String episodeId, boolean resume) {
-        return toRuntime(actorId, rt -> rt.dispatch(episodeId, resume));
+        return dispatch(actorId, null, episodeId, resume);
+    }
+
+    /** {@link #dispatch} with the episode's expectation (null: unknown), which a pause of it holds. */
+    public boolean dispatch(String actorId, String expectationId, String episodeId, boolean resume) {
+        return toRuntime(actorId, rt -> rt.dispatch(episodeId, resume, expectationId));
     }
 
     /** Hands a recovered episode (and the claim recovery took) to its actor; false when the actor is not here. */
     public boolean recover(String actorId, String episodeId, HeldClaim claim) {
-        return toRuntime(actorId, rt -> rt.recover(episodeId, claim));
+        return recover(actorId, null, episodeId, claim);
+    }
+
+    /** {@link #recover} with the episode's expectation (null: unknown), which a pause of it holds. */
+    public boolean recover(String actorId, String expectationId, String episodeId, HeldClaim claim) {
+        return toRuntime(actorId, rt -> rt.recover(episodeId, claim, expectationId));
     }
 
     private boolean toRuntime(String actorId, java.util.function.Consumer<ActorRuntime> handOver) {

@@ -393,7 +393,12 @@ public final class ActorRuntime {
 
     /** Runs a recovered episode (with the claim recovery took) under this actor's slots; never dropped. */
     public void recover(String episodeId, HeldClaim handedClaim) {
-        slots.enqueue(new SlotQueue.Pending(episodeId, true, handedClaim, true));
+        recover(episodeId, handedClaim, null);
+    }
+
+    /** {@link #recover(String, HeldClaim)} naming its expectation (null: unknown; only an actor pause holds it then). */
+    public void recover(String episodeId, HeldClaim handedClaim, String expectationId) {
+        slots.enqueue(new SlotQueue.Pending(episodeId, true, handedClaim, true, expectationId));
     }
 
     /** Resumes an episode whose approval or wait was resolved (deferred to a full node in trigger-only mode). */
@@ -407,7 +412,12 @@ public final class ActorRuntime {
 
     /** Runs an episode a trigger-only node deferred to this (full) node; never dropped. */
     public void dispatch(String episodeId, boolean resume) {
-        slots.enqueue(new SlotQueue.Pending(episodeId, resume, null, true));
+        dispatch(episodeId, resume, null);
+    }
+
+    /** {@link #dispatch(String, boolean)} naming its expectation (null: unknown; only an actor pause holds it then). */
+    public void dispatch(String episodeId, boolean resume, String expectationId) {
+        slots.enqueue(new SlotQueue.Pending(episodeId, resume, null, true, expectationId));
     }
 
     /** The leases handed to episodes still waiting in this actor's queue (the heartbeat's audit). */

@@ -308,13 +308,14 @@ public class Workflows {
                 .orElseThrow(() -> Problem.notFound("no workflow " + id));
     }
 
-    private static WorkflowView view(WorkflowQueries.StoredDefinition d, Map<String, Long> byStatus, LocalDateTime last) {
+    private WorkflowView view(WorkflowQueries.StoredDefinition d, Map<String, Long> byStatus, LocalDateTime last) {
         long completed = byStatus.getOrDefault(InstanceStatus.COMPLETED, 0L);
         long finished = completed + byStatus.getOrDefault(InstanceStatus.FAILED, 0L)
                 + byStatus.getOrDefault(InstanceStatus.CANCELED, 0L);
         return new WorkflowView(d.workflowId(), d.origin(), d.enabled(), d.updatedAt(), d.documentVersion(),
                 JsonText.parseObject(d.document()),
-                Map.copyOf(byStatus), last, finished == 0 ? null : (double) completed / finished);
+                Map.copyOf(byStatus), last, finished == 0 ? null : (double) completed / finished,
+                pauses.workflowPaused(d.workflowId()));
     }
 
     /**

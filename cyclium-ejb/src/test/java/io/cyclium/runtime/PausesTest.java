@@ -142,16 +142,26 @@ class PausesTest {
         assertThat(rt.paused()).isFalse();
 
         // a queued entry of the paused expectation keeps its place; one behind it starts when a slot frees
-        fire(rt, "fast", "f-2");
+        FireResult fast2 = fire(rt, "fast", "f-2");
         FireResult fast3 = fire(rt, "fast", "f-3");
         assertThat(fast3.kind()).isEqualTo(Kind.QUEUED);
         rt.exited(fast.episodeId());
         assertThat(launcher.startedIds()).doesNotContain(slow.episodeId()).contains(fast3.episodeId());
 
+        // restarts of the paused expectation's episodes wait too: the sweep's and a trigger-only node's
+        rt.recover("recovered-slow", null, "slow");
+        rt.dispatch("dispatched-slow", false, "slow");
+        rt.exited(fast3.episodeId());
+        assertThat(launcher.startedIds()).doesNotContain(slow.episodeId(), "recovered-slow", "dispatched-slow");
+        assertThat(rt.heldCount()).isEqualTo(3);
+
         set(db, PauseTarget.expectation("worker", "slow"), false);
         b.heard(pulse(db));
-        rt.exited(fast3.episodeId());
-        assertThat(launcher.startedIds()).contains(slow.episodeId());
+        assertThat(launcher.startedIds()).as("in queue order, up to the free slot").contains(slow.episodeId())
+                .doesNotContain("recovered-slow");
+        rt.exited(fast2.episodeId());
+        rt.exited(slow.episodeId());
+        assertThat(launcher.startedIds()).contains("recovered-slow", "dispatched-slow");
     }
 
     @ParameterizedTest(name = "on {0}")
