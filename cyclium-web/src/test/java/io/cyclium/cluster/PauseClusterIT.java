@@ -166,4 +166,73 @@ class PauseClusterIT {
                 .extracting(r -> r.get("action") + " " + r.get("outcome")).containsExactly("expectation.pause ok",
                         "expectation.resume ok");
     }
+
+    /** Whether {@code node}'s GET /workflows shows cluster_fanout paused. */
+    private static boolean seesWorkflowPaused(ClusterNode node) {
+        HttpReply r = node.get("/workflows");
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return Json.createReader(new StringReader(r.body())).readArray().stream().map(JsonObject.class::cast)
+                .filter(w -> w.getString("id").equals("cluster_fanout")).anyMatch(w -> w.getBoolean("paused"));
+    }
+
+    private long count(String sql, Object... params) {
+        return n(q(sql, params).get(0).get("n"));
+    }
+
+    @Test
+    void a_paused_workflow_keeps_its_instances_in_flight_lets_running_steps_finish_and_starts_nothing_until_the_resume() {
+        String run = "wf-" + UUID.randomUUID().toString().substring(0, 8);
+        List<ClusterNode> nodes = List.of(cluster.node("node-a"), cluster.node("node-b"), cluster.node("node-c"));
+        String payload = "{\"payload\": {\"subject\": \"%s\", \"steps\": 4, \"stepMs\": 400}}";
+        for (int i = 0; i < 6; i++) {
+            HttpReply r = nodes.get(i % 3).post("/workflows/cluster_fanout/instances", String.format(payload, run + "-old-" + i));
+            assertThat(r.status()).as(r.body()).isEqualTo(201);
+        }
+        String oldEpisodes = "SELECT COUNT(*) AS n FROM cyclium_episodes e JOIN cyclium_workflow_instances i"
+                + " ON i.id = e.workflow_instance_id WHERE i.subject_value LIKE ?";
+        Await.until(Duration.ofMinutes(1), "the first steps running", () -> count(oldEpisodes + " AND e.status = 'running'"
+                + " AND e.queued_at IS NULL", run + "-old-%") > 0);
+
+        HttpReply paused = nodes.get(0).post("/workflows/cluster_fanout/pause", "");
+        long pausedAt = System.nanoTime();
+        assertThat(paused.status()).as(paused.body()).isEqualTo(200);
+        for (ClusterNode other : nodes.subList(1, 3)) {
+            long deadline = pausedAt + HEARTBEAT.multipliedBy(3).toNanos();
+            while (!seesWorkflowPaused(other) && System.nanoTime() < deadline) {
+                sleep(50);
+            }
+            Duration seen = Duration.ofNanos(System.nanoTime() - pausedAt);
+            System.out.printf("[figures] workflow pause: seen by %s after %s%n", other.name(), seen);
+            assertThat(seen).as(other.name() + " sees the workflow paused").isLessThanOrEqualTo(HEARTBEAT.plusMillis(500));
+        }
+        for (int i = 0; i < 6; i++) {
+            HttpReply r = nodes.get(1 + i % 2).post("/workflows/cluster_fanout/instances", String.format(payload, run + "-new-" + i));
+            assertThat(r.status()).as("a paused workflow still stores instances: " + r.body()).isEqualTo(201);
+        }
+        // the step episodes running at the pause finish their step; then nothing more starts
+        Await.until(Duration.ofMinutes(1), "the running steps finished", () -> count(oldEpisodes + " AND e.status = 'running'",
+                run + "-old-%") == 0);
+        long oldStarted = count(oldEpisodes, run + "-old-%");
+        sleep(HEARTBEAT.multipliedBy(2).toMillis());
+        assertThat(count(oldEpisodes, run + "-old-%")).as("no step episode of an old instance started while paused")
+                .isEqualTo(oldStarted);
+        assertThat(count(oldEpisodes, run + "-new-%")).as("no step episode of a new instance").isZero();
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_workflow_instances WHERE subject_value LIKE ? AND status = 'running'",
+                run + "-%")).as("every instance still in flight").isEqualTo(12);
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_workflow_steps s JOIN cyclium_workflow_instances i ON i.id = s.instance_id"
+                + " WHERE i.subject_value LIKE ? AND s.state = 'queued' AND s.episode_id IS NULL", run + "-%"))
+                .as("ready steps queued without an episode").isPositive();
+
+        HttpReply resumed = nodes.get(0).post("/workflows/cluster_fanout/resume", "");
+        assertThat(resumed.status()).as(resumed.body()).isEqualTo(200);
+        Await.until(Duration.ofMinutes(5), "12 instances completed", () -> count("SELECT COUNT(*) AS n FROM cyclium_workflow_instances"
+                + " WHERE subject_value LIKE ? AND status = 'completed'", run + "-%") == 12);
+        assertThat(q("SELECT s.instance_id, s.step_id, s.attempt, COUNT(e.id) AS episodes FROM cyclium_workflow_steps s"
+                + " JOIN cyclium_workflow_instances i ON i.id = s.instance_id LEFT JOIN cyclium_episodes e"
+                + " ON e.workflow_instance_id = s.instance_id AND e.workflow_step_id = s.step_id WHERE i.subject_value LIKE ?"
+                + " GROUP BY s.instance_id, s.step_id, s.attempt HAVING COUNT(e.id) <> s.attempt", run + "-%"))
+                .as("one episode per step attempt").isEmpty();
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_workflow_steps s JOIN cyclium_workflow_instances i"
+                + " ON i.id = s.instance_id WHERE i.subject_value LIKE ? AND s.state = 'completed'", run + "-%")).isEqualTo(6L * 12);
+    }
 }
