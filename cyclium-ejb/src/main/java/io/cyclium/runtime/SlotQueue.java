@@ -115,7 +115,8 @@ final class SlotQueue {
             if (shedOldest) {
                 for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
                     Pending p = it.next();
-                    if (!p.recovered() && !p.resume()) {
+                    // never one a pause holds: paused work waits whole (another expectation's may be shed)
+                    if (!p.recovered() && !p.resume() && !held(p)) {
                         it.remove();
                         shed = p.episodeId();
                         break;
@@ -236,6 +237,9 @@ final class SlotQueue {
     /** Removes and returns the first queued entry no pause holds; null when every one is held. Under the lock. */
     private Pending firstNotHeld() {
         PauseCheck check = pauses;
+        if (actorId != null && check.holds(actorId, null)) {
+            return null; // the whole actor is paused: no walk through a queue that may be long
+        }
         for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
             Pending p = it.next();
             if (actorId == null || !check.holds(actorId, p.expectationId())) {
@@ -244,6 +248,10 @@ final class SlotQueue {
             }
         }
         return null;
+    }
+
+    private boolean held(Pending p) {
+        return actorId != null && pauses.holds(actorId, p.expectationId());
     }
 
     /** Entries waiting for a slot that a pause holds back now. */

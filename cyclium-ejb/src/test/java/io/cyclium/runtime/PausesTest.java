@@ -166,6 +166,27 @@ class PausesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void shedding_the_oldest_to_make_room_never_sheds_work_a_pause_holds(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        Pauses b = node(db);
+        RecordingLauncher launcher = new RecordingLauncher();
+        ActorRuntime rt = runtime(launcher, b, Overflow.SHED_OLDEST, "slow", "fast");
+        set(db, PauseTarget.expectation("worker", "slow"), true);
+        b.heard(pulse(db));
+
+        FireResult slow = fire(rt, "slow", "s-1");
+        fire(rt, "fast", "f-1");
+        fire(rt, "fast", "f-2");
+        FireResult f3 = fire(rt, "fast", "f-3");
+        assertThat(launcher.cancelled).isEmpty();
+        fire(rt, "fast", "f-4");
+        assertThat(launcher.cancelled).as("the oldest not held makes room").containsExactly(f3.episodeId());
+        assertThat(launcher.startedIds()).doesNotContain(slow.episodeId());
+        assertThat(rt.heldCount()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void every_change_moves_the_fingerprint_and_a_repeated_one_changes_nothing(Vendor vendor) {
         TestJpa db = own.open(vendor);
         long empty = pulse(db);
