@@ -58,7 +58,12 @@ public class HostLocalActors implements LocalActors {
 
     @Override
     public boolean recover(String actorId, String episodeId, HeldClaim claim) {
-        return host.recover(actorId, episodeId, claim);
+        return host.recover(actorId, null, episodeId, claim);
+    }
+
+    @Override
+    public boolean recover(String actorId, String expectationId, String episodeId, HeldClaim claim) {
+        return host.recover(actorId, expectationId, episodeId, claim);
     }
 
     @Override

@@ -41,6 +41,11 @@ public interface LocalActors {
     /** Hands a recovered episode and the claim recovery took to its actor; false when the actor is not here. */
     boolean recover(String actorId, String episodeId, HeldClaim claim);
 
+    /** {@link #recover} naming the episode's expectation, so that a pause of the expectation holds it too. */
+    default boolean recover(String actorId, String expectationId, String episodeId, HeldClaim claim) {
+        return recover(actorId, episodeId, claim);
+    }
+
     /** The tasks running on this node now. */
     Collection<RunControl> localRunning();
 

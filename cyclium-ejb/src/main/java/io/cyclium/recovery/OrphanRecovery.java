@@ -141,7 +141,7 @@ public class OrphanRecovery {
         }
         int attempts = o.attempts() + 1;
         if (policy == RecoveryPolicy.RESTART && attempts <= o.maxAttempts()) {
-            if (actors.recover(o.actorId(), o.id(), claim.get())) {
+            if (actors.recover(o.actorId(), o.expectationId(), o.id(), claim.get())) {
                 LOG.info(() -> "Restarting episode " + o.id() + " (" + o.actorId() + "/" + o.expectationId() + ", attempt "
                         + attempts + " of " + o.maxAttempts() + ") on " + node);
                 return Result.RESTARTED;

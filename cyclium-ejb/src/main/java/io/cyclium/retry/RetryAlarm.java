@@ -23,6 +23,7 @@ public class RetryAlarm {
     public static final Duration IDLE_CHECK = Duration.ofSeconds(10);
 
     private final LongSupplier nanos;
+    private volatile long idleCheckNanos = IDLE_CHECK.toNanos();
     // nanoTime values may be negative and are compared by difference only; "none due" is a flag
     private boolean armed;
     private long dueAt;
@@ -35,6 +36,15 @@ public class RetryAlarm {
     RetryAlarm(LongSupplier nanos) {
         this.nanos = nanos;
         this.nextCheckAt = nanos.getAsLong(); // the first tick reads the pulse
+    }
+
+    /**
+     * Reads the pulse at least this often (the workflow timer sets the heartbeat interval when it is
+     * shorter than {@link #IDLE_CHECK}: the pulse carries the pauses, which every node is to see
+     * within one heartbeat).
+     */
+    public void checkEvery(java.time.Duration every) {
+        idleCheckNanos = Math.min(IDLE_CHECK.toNanos(), Math.max(1, every.toNanos()));
     }
 
     /** A retry stored by this node is due {@code in} from now. */
@@ -53,7 +63,7 @@ public class RetryAlarm {
      */
     public synchronized void heard(Duration earliestDueIn) {
         long now = nanos.getAsLong();
-        nextCheckAt = now + IDLE_CHECK.toNanos();
+        nextCheckAt = now + idleCheckNanos;
         if (earliestDueIn != null) {
             arm(now + Math.max(0, earliestDueIn.toNanos()));
         }

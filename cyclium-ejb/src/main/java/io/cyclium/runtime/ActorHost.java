@@ -116,6 +116,9 @@ public class ActorHost {
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService timers;
 
+    @Inject
+    Pauses pauses;
+
     private final Map<String, ActorRuntime> runtimes = new ConcurrentHashMap<>();
     private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
     private volatile LocalRunner runner;
@@ -176,9 +179,17 @@ public class ActorHost {
             int slots = def.maxConcurrent() > 0 ? def.maxConcurrent() : config.maxConcurrentDefault();
             String actorId = def.id();
             ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
-                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing));
+                    identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing))
+                    .pausedBy(pauses);
             runtimes.put(def.id(), rt);
         }
+        // the table before the first trigger: a node starting while something is paused holds it from the start
+        try {
+            pauses.refresh();
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "Could not read the paused actors at start (" + e + "); the first workflow pulse reads them");
+        }
+        pauses.onChange(() -> runtimes.values().forEach(ActorRuntime::wake));
         runtimes.values().forEach(schedules::arm);
         LOG.info(() -> "Cyclium node " + identity.name() + " runs actors " + runtimes.keySet()
                 + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));
@@ -392,7 +403,7 @@ public class ActorHost {
     /** Every discovered actor with what this node does with it. */
     public java.util.List<ActorView> views() {
         return discovery.definitions().stream().map(def -> ActorView.of(def, runtimes.get(def.id()),
-                notRunningWhy.get(def.id()), modes.modeFor(def.id()).wireName())).toList();
+                notRunningWhy.get(def.id()), modes.modeFor(def.id()).wireName(), pauses)).toList();
     }
 
     /** Why a discovered actor does not run on this node (console and status). */
@@ -459,12 +470,22 @@ public class ActorHost {
 
     /** Runs an episode a trigger-only node deferred (the poller's hand-off); false when the actor is not here. */
     public boolean dispatch(String actorId, String episodeId, boolean resume) {
-        return toRuntime(actorId, rt -> rt.dispatch(episodeId, resume));
+        return dispatch(actorId, null, episodeId, resume);
+    }
+
+    /** {@link #dispatch} with the episode's expectation (null: unknown), which a pause of it holds. */
+    public boolean dispatch(String actorId, String expectationId, String episodeId, boolean resume) {
+        return toRuntime(actorId, rt -> rt.dispatch(episodeId, resume, expectationId));
     }
 
     /** Hands a recovered episode (and the claim recovery took) to its actor; false when the actor is not here. */
     public boolean recover(String actorId, String episodeId, HeldClaim claim) {
-        return toRuntime(actorId, rt -> rt.recover(episodeId, claim));
+        return recover(actorId, null, episodeId, claim);
+    }
+
+    /** {@link #recover} with the episode's expectation (null: unknown), which a pause of it holds. */
+    public boolean recover(String actorId, String expectationId, String episodeId, HeldClaim claim) {
+        return toRuntime(actorId, rt -> rt.recover(episodeId, claim, expectationId));
     }
 
     private boolean toRuntime(String actorId, java.util.function.Consumer<ActorRuntime> handOver) {

@@ -76,6 +76,7 @@ public final class ActorRuntime {
     private final EpisodeIds ids;
     private final Map<String, CircuitBreaker> breakers = new HashMap<>();
     private volatile boolean accepting = true;
+    private volatile PauseCheck pauses = PauseCheck.NONE;
 
     public ActorRuntime(ActorDefinition definition, int maxConcurrent, EpisodeLauncher launcher, Context context) {
         this.definition = definition;
@@ -83,7 +84,7 @@ public final class ActorRuntime {
         this.context = context;
         this.admission = new TriggerAdmission(definition, context.env(), context.clock(), context.telemetry());
         this.ids = new EpisodeIds(context.clock());
-        this.slots = new SlotQueue(maxConcurrent, launcher, context.node());
+        this.slots = new SlotQueue(maxConcurrent, launcher, context.node(), definition.id());
         for (ExpectationDefinition e : definition.expectations()) {
             if (e.hasBreaker()) {
                 breakers.put(e.id(), new CircuitBreaker(e.breakerThreshold(), e.breakerHalfOpenAfter()));
@@ -96,6 +97,22 @@ public final class ActorRuntime {
 
     public ActorDefinition definition() {
         return definition;
+    }
+
+    /**
+     * What pauses this actor's work (the node's {@link Pauses}); a fresh trigger of a paused
+     * actor or expectation is stored and queued (never dropped, whatever the overflow policy), and
+     * the queue starts nothing it holds. Running episodes are not touched.
+     */
+    public ActorRuntime pausedBy(PauseCheck check) {
+        this.pauses = check;
+        slots.pausedBy(check);
+        return this;
+    }
+
+    /** Starts what waits in the queue and is no longer held (a resume). */
+    public void wake() {
+        slots.drain();
     }
 
     public int maxConcurrent() {
@@ -233,8 +250,10 @@ public final class ActorRuntime {
             // yes once: a yes in HALF_OPEN means this fire is the probe.
             probe = !request.bypassBreaker() && breaker != null && breaker.state() == CircuitBreaker.State.HALF_OPEN;
             // Deferred episodes take no local slot; the full node that dispatches them applies its own.
-            runNow = !defer && slots.tryReserve();
-            if (!defer && !runNow && definition.overflow() == Overflow.DROP) {
+            // A paused one is stored and queued: the queue holds it until the resume.
+            boolean paused = pauses.holds(definition.id(), exp.id());
+            runNow = !defer && !paused && slots.tryReserve();
+            if (!defer && !runNow && !paused && definition.overflow() == Overflow.DROP) {
                 probeNotRun(probe, breaker);
                 count("episode_dropped", exp);
                 return new FireResult(FireResult.Kind.DROPPED, null, dedupeKey);
@@ -342,8 +361,10 @@ public final class ActorRuntime {
                         slots.startReserved(episode.id(), freshSnapshot(episode));
                         return;
                     }
+                    // paused work is kept whole: nothing is shed to make room while a pause holds it
                     String shed = slots.enqueueFresh(episode.id(), freshSnapshot(episode),
-                            definition.overflow() == Overflow.SHED_OLDEST);
+                            definition.overflow() == Overflow.SHED_OLDEST
+                                    && !pauses.holds(definition.id(), episode.expectationId()));
                     if (shed != null) {
                         launcher.cancelQueued(shed);
                         context.telemetry().count("episode_shed", "actor", definition.id());
@@ -372,7 +393,12 @@ public final class ActorRuntime {
 
     /** Runs a recovered episode (with the claim recovery took) under this actor's slots; never dropped. */
     public void recover(String episodeId, HeldClaim handedClaim) {
-        slots.enqueue(new SlotQueue.Pending(episodeId, true, handedClaim, true));
+        recover(episodeId, handedClaim, null);
+    }
+
+    /** {@link #recover(String, HeldClaim)} naming its expectation (null: unknown; only an actor pause holds it then). */
+    public void recover(String episodeId, HeldClaim handedClaim, String expectationId) {
+        slots.enqueue(new SlotQueue.Pending(episodeId, true, handedClaim, true, expectationId));
     }
 
     /** Resumes an episode whose approval or wait was resolved (deferred to a full node in trigger-only mode). */
@@ -381,12 +407,17 @@ public final class ActorRuntime {
             launcher.deferExisting(episodeId, definition.id(), expectationId, true);
             return;
         }
-        slots.enqueue(new SlotQueue.Pending(episodeId, true, null, true));
+        slots.enqueue(new SlotQueue.Pending(episodeId, true, null, true, expectationId));
     }
 
     /** Runs an episode a trigger-only node deferred to this (full) node; never dropped. */
     public void dispatch(String episodeId, boolean resume) {
-        slots.enqueue(new SlotQueue.Pending(episodeId, resume, null, true));
+        dispatch(episodeId, resume, null);
+    }
+
+    /** {@link #dispatch(String, boolean)} naming its expectation (null: unknown; only an actor pause holds it then). */
+    public void dispatch(String episodeId, boolean resume, String expectationId) {
+        slots.enqueue(new SlotQueue.Pending(episodeId, resume, null, true, expectationId));
     }
 
     /** The leases handed to episodes still waiting in this actor's queue (the heartbeat's audit). */
@@ -438,6 +469,21 @@ public final class ActorRuntime {
 
     public int queuedCount() {
         return slots.queuedCount();
+    }
+
+    /** Queued here and held back by a pause. */
+    public int heldCount() {
+        return slots.heldCount();
+    }
+
+    /** Whether a pause holds this actor as a whole now. */
+    public boolean paused() {
+        return pauses.holds(definition.id(), null);
+    }
+
+    /** Whether a pause holds this expectation now (itself, or its actor). */
+    public boolean paused(String expectationId) {
+        return pauses.holds(definition.id(), expectationId);
     }
 
     public String breakerState(String expectationId) {

@@ -31,9 +31,14 @@ final class SlotQueue {
     private static final Logger LOG = Logger.getLogger(SlotQueue.class.getName());
 
     /** An episode waiting for a slot; {@code recovered} entries are never shed. */
-    record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, RunSnapshot fresh) {
+    record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, RunSnapshot fresh,
+            String expectationId) {
         Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
-            this(episodeId, resume, handedClaim, recovered, null);
+            this(episodeId, resume, handedClaim, recovered, null, null);
+        }
+
+        Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, String expectationId) {
+            this(episodeId, resume, handedClaim, recovered, null, expectationId);
         }
     }
 
@@ -47,11 +52,23 @@ final class SlotQueue {
     private final Deque<Pending> queue = new ArrayDeque<>();
     private int reserved;
     private boolean accepting = true;
+    private final String actorId;
+    private volatile PauseCheck pauses = PauseCheck.NONE;
 
     SlotQueue(int maxConcurrent, EpisodeLauncher launcher, String node) {
+        this(maxConcurrent, launcher, node, null);
+    }
+
+    SlotQueue(int maxConcurrent, EpisodeLauncher launcher, String node, String actorId) {
         this.maxConcurrent = maxConcurrent;
         this.launcher = launcher;
         this.node = node;
+        this.actorId = actorId;
+    }
+
+    /** What holds queued entries back (a pause): {@link #drain} skips those, keeping their place. */
+    void pausedBy(PauseCheck check) {
+        this.pauses = check;
     }
 
     int maxConcurrent() {
@@ -98,14 +115,16 @@ final class SlotQueue {
             if (shedOldest) {
                 for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
                     Pending p = it.next();
-                    if (!p.recovered() && !p.resume()) {
+                    // never one a pause holds: paused work waits whole (another expectation's may be shed)
+                    if (!p.recovered() && !p.resume() && !held(p)) {
                         it.remove();
                         shed = p.episodeId();
                         break;
                     }
                 }
             }
-            queue.addLast(new Pending(episodeId, false, null, false, fresh));
+            queue.addLast(new Pending(episodeId, false, null, false, fresh,
+                    fresh == null ? null : fresh.ref().expectationId()));
         }
         drain();
         return shed;
@@ -183,7 +202,11 @@ final class SlotQueue {
         drain();
     }
 
-    /** Starts queued episodes while slots are free; a start the executor refuses is left to recovery. */
+    /**
+     * Starts queued episodes while slots are free, in queue order, passing over the entries a pause
+     * holds (they keep their place and start on a later drain: the next exit, or the resume); a
+     * start the executor refuses is left to recovery.
+     */
     void drain() {
         while (true) {
             Pending next;
@@ -191,7 +214,10 @@ final class SlotQueue {
                 if (!accepting || queue.isEmpty() || active.size() + reserved >= maxConcurrent) {
                     return;
                 }
-                next = queue.pollFirst();
+                next = firstNotHeld();
+                if (next == null) {
+                    return;
+                }
                 active.add(next.episodeId());
             }
             try {
@@ -206,6 +232,32 @@ final class SlotQueue {
                 }
             }
         }
+    }
+
+    /** Removes and returns the first queued entry no pause holds; null when every one is held. Under the lock. */
+    private Pending firstNotHeld() {
+        PauseCheck check = pauses;
+        if (actorId != null && check.holds(actorId, null)) {
+            return null; // the whole actor is paused: no walk through a queue that may be long
+        }
+        for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (actorId == null || !check.holds(actorId, p.expectationId())) {
+                it.remove();
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private boolean held(Pending p) {
+        return actorId != null && pauses.holds(actorId, p.expectationId());
+    }
+
+    /** Entries waiting for a slot that a pause holds back now. */
+    synchronized int heldCount() {
+        PauseCheck check = pauses;
+        return actorId == null ? 0 : (int) queue.stream().filter(p -> check.holds(actorId, p.expectationId())).count();
     }
 
     /** The episodes this queue holds now: running in its slots or waiting for one (the heartbeat's queue audit). */

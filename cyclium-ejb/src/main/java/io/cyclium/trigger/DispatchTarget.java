@@ -15,4 +15,9 @@ public interface DispatchTarget {
      * actor is not here. Throws when the hand-over failed.
      */
     boolean dispatch(String actorId, String episodeId, boolean resume);
+
+    /** {@link #dispatch} naming the episode's expectation, so that a pause of the expectation holds it too. */
+    default boolean dispatch(String actorId, String expectationId, String episodeId, boolean resume) {
+        return dispatch(actorId, episodeId, resume);
+    }
 }

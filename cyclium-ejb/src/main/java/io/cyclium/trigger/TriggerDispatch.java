@@ -60,7 +60,7 @@ public class TriggerDispatch {
                 continue; // another poller moved it on between our read and this update
             }
             try {
-                actors.dispatch(r.actorId(), r.episodeId(), r.resume());
+                actors.dispatch(r.actorId(), r.expectationId(), r.episodeId(), r.resume());
             } catch (RuntimeException e) {
                 // not handed over: give the request back so the next poll (here or elsewhere) retries it
                 releaseQuietly(r);

@@ -75,7 +75,12 @@ public class TriggerPoller {
 
             @Override
             public boolean dispatch(String actorId, String episodeId, boolean resume) {
-                return host.dispatch(actorId, episodeId, resume);
+                return host.dispatch(actorId, null, episodeId, resume);
+            }
+
+            @Override
+            public boolean dispatch(String actorId, String expectationId, String episodeId, boolean resume) {
+                return host.dispatch(actorId, expectationId, episodeId, resume);
             }
         };
         dispatch = new TriggerDispatch(config, identity.name(), tx, new TriggerRequestStore(vendor), actors, telemetry);

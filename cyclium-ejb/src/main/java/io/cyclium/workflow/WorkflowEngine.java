@@ -75,6 +75,7 @@ public final class WorkflowEngine {
     private volatile BiFunction<String, Long, Optional<WorkflowDefinition>> versions;
     /** Told of every step retry this engine stores, with its backoff (the node's retry alarm). */
     private volatile Consumer<Duration> retryStored = in -> { };
+    private volatile java.util.function.Predicate<String> paused = workflow -> false;
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
     private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
     /**
@@ -102,6 +103,20 @@ public final class WorkflowEngine {
     public void onRetryStored(Consumer<Duration> listener) {
         this.retryStored = listener;
     }
+
+    /**
+     * Which workflows are paused (the node's copy of the pauses table). A paused workflow's ready
+     * steps are queued without an episode; its instances stay in flight and its running step
+     * episodes finish. After the resume the reconcile that follows every recovery sweep launches
+     * them ({@link #attachOrLaunch}), on whichever node runs it first.
+     */
+    public WorkflowEngine pausedBy(java.util.function.Predicate<String> paused) {
+        this.paused = paused;
+        return this;
+    }
+
+    private static final StepLauncher.Launch PAUSED = new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null,
+            "the workflow is paused");
 
     private LocalDateTime now() {
         return LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
@@ -206,6 +221,7 @@ public final class WorkflowEngine {
         // its transitions written in one INSERT at the end of the transaction (writeJournal)
         WorkflowEngine here = new WorkflowEngine(joined, store.buffered(), queries, definitions, joined.launcher(launcher), clock,
                 joined.telemetry(telemetry), random).tracedBy(tracing).runsVersionsFrom(versions);
+        here.paused = paused;
         Consumer<Duration> wake = retryStored;
         here.retryStored = due -> joined.after(() -> wake.accept(due));
         return here;
@@ -496,8 +512,10 @@ public final class WorkflowEngine {
         // the dependencies' summaries are read in the launch's own transaction, after the hold
         // held already (and read running under the hold) when this engine works in a terminal write
         boolean held = instanceHeld && InstanceStatus.RUNNING.equals(instance.status());
+        // paused: the step stays queued without its episode (checked after the hold, like a cancel)
         StepLauncher.Launch launch = tx.inNewTransaction(em -> !held && store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
+                : paused.test(instance.workflowId()) ? PAUSED
                 : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId, summaries),
                         instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
         String episodeId = launch.episodeId();
@@ -526,8 +544,11 @@ public final class WorkflowEngine {
      */
     private void launchHeld(InstanceRow instance, StepDefinition sd, Map<String, StepRow> byId, Map<String, String> summaries) {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), 1);
-        StepLauncher.Launch launch = tx.inNewTransaction(em -> launcher.launch(em, sd, instance.id(), 1, key,
-                input(em, instance, sd, 1, byId, summaries), instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
+        // paused: queued below without an episode, launched by a reconcile after the resume
+        StepLauncher.Launch launch = paused.test(instance.workflowId()) ? PAUSED
+                : tx.inNewTransaction(em -> launcher.launch(em, sd, instance.id(), 1, key,
+                        input(em, instance, sd, 1, byId, summaries), instance.sourceStack(), instance.sourceEnv(),
+                        instance.traceParent()));
         if (launch.kind() == StepLauncher.Kind.DUPLICATE) {
             throw new RunAgain("step " + sd.id() + " of " + instance.id() + " was launched by another engine meanwhile");
         }

@@ -6,6 +6,7 @@ import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
 import io.cyclium.store.NativeSql;
 import jakarta.json.JsonObject;
+import io.cyclium.runtime.PauseStore;
 import jakarta.persistence.EntityManager;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
@@ -249,10 +250,11 @@ public final class WorkflowQueries {
     /**
      * What an idle node's workflow timer asks the database, in one statement: the definitions'
      * {@link DefinitionsSeen}, the earliest due time of a step retry (in a running instance) and of
-     * a plain episode's retry, and the database's now, so "due in" is measured on one clock.
+     * a plain episode's retry, the database's now, so "due in" is measured on one clock, and the
+     * pauses' fingerprint ({@link PauseStore#FINGERPRINT}: the node reads the pauses again when it moved).
      */
     public record Pulse(DefinitionsSeen definitions, LocalDateTime stepRetryDue, LocalDateTime episodeRetryDue,
-            LocalDateTime now) {
+            LocalDateTime now, long pauses) {
     }
 
     public DefinitionsSeen definitionsSeen(EntityManager em) {
@@ -267,9 +269,9 @@ public final class WorkflowQueries {
                 + " (SELECT MIN(s.next_attempt_at) FROM cyclium_workflow_steps s JOIN cyclium_workflow_instances i"
                 + " ON i.id = s.instance_id WHERE s.state = 'failed' AND s.next_attempt_at IS NOT NULL AND i.status = 'running'),"
                 + " (SELECT MIN(retry_due_at) FROM cyclium_episodes WHERE retry_due_at IS NOT NULL AND status = 'failed'"
-                + " AND archived_at IS NULL), " + vendor.utcNow()).getSingleResult();
+                + " AND archived_at IS NULL), " + vendor.utcNow() + ", " + PauseStore.FINGERPRINT).getSingleResult();
         return new Pulse(new DefinitionsSeen(((Number) r[0]).longValue(), ((Number) r[1]).longValue()), time(r[2]), time(r[3]),
-                time(r[4]));
+                time(r[4]), ((Number) r[5]).longValue());
     }
 
     public Optional<StoredDefinition> definition(EntityManager em, String workflowId) {

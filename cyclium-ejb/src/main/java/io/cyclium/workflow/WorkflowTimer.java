@@ -64,11 +64,17 @@ public class WorkflowTimer {
     @Inject
     RetryAlarm alarm;
 
+    @Inject
+    io.cyclium.config.CycliumConfig config;
+
     @Resource
     TimerService timers;
 
     @PostConstruct
     void start() {
+        // the pulse carries the pauses: read one tick short of the heartbeat interval, so that with
+        // the tick's granularity every node still sees a change within one heartbeat interval
+        alarm.checkEvery(config.heartbeatInterval().minusMillis(INTERVAL_MS));
         workflows.registerCodeDefinitions();
         timers.createIntervalTimer(INTERVAL_MS, INTERVAL_MS, new TimerConfig("cyclium-workflow-retries", false));
     }

@@ -11,5 +11,5 @@ import java.util.Map;
  * new instances start with (every instance keeps running the version it started with).
  */
 public record WorkflowView(String id, String origin, boolean enabled, LocalDateTime updatedAt, long version, JsonObject definition,
-        Map<String, Long> instancesByStatus, LocalDateTime lastStartedAt, Double successRate) {
+        Map<String, Long> instancesByStatus, LocalDateTime lastStartedAt, Double successRate, boolean paused) {
 }

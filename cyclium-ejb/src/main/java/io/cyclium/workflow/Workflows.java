@@ -8,6 +8,7 @@ import io.cyclium.node.NodeModes;
 import io.cyclium.problem.Problem;
 import io.cyclium.retry.RetryAlarm;
 import io.cyclium.runtime.ActorHost;
+import io.cyclium.runtime.Pauses;
 import io.cyclium.runtime.EventStored;
 import io.cyclium.runtime.Match;
 import io.cyclium.runtime.Outcome;
@@ -83,6 +84,9 @@ public class Workflows {
     @Inject
     RetryAlarm alarm;
 
+    @Inject
+    Pauses pauses;
+
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
     ManagedScheduledExecutorService executor;
 
@@ -103,6 +107,7 @@ public class Workflows {
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,
                 telemetry, random::nextDouble).tracedBy(tracing).runsVersionsFrom(definitions::find);
         engine.onRetryStored(alarm::wake);
+        engine.pausedBy(pauses::workflowPaused);
         if (config.workflowAdvanceInCommit()) {
             // from now on a step's terminal write records the step and advances its instance itself
             host.advanceStepsWith(engine::finishInCommit);
@@ -274,6 +279,7 @@ public class Workflows {
         init();
         WorkflowQueries.Pulse p = tx.inNewTransaction(em -> queries.pulse(em));
         definitions.seen(p.definitions());
+        pauses.heard(p.pauses());
         LocalDateTime earliest = p.stepRetryDue() == null ? p.episodeRetryDue() : p.episodeRetryDue() == null
                 ? p.stepRetryDue() : p.stepRetryDue().isBefore(p.episodeRetryDue()) ? p.stepRetryDue() : p.episodeRetryDue();
         alarm.heard(earliest == null ? null : java.time.Duration.between(p.now(), earliest));
@@ -302,13 +308,14 @@ public class Workflows {
                 .orElseThrow(() -> Problem.notFound("no workflow " + id));
     }
 
-    private static WorkflowView view(WorkflowQueries.StoredDefinition d, Map<String, Long> byStatus, LocalDateTime last) {
+    private WorkflowView view(WorkflowQueries.StoredDefinition d, Map<String, Long> byStatus, LocalDateTime last) {
         long completed = byStatus.getOrDefault(InstanceStatus.COMPLETED, 0L);
         long finished = completed + byStatus.getOrDefault(InstanceStatus.FAILED, 0L)
                 + byStatus.getOrDefault(InstanceStatus.CANCELED, 0L);
         return new WorkflowView(d.workflowId(), d.origin(), d.enabled(), d.updatedAt(), d.documentVersion(),
                 JsonText.parseObject(d.document()),
-                Map.copyOf(byStatus), last, finished == 0 ? null : (double) completed / finished);
+                Map.copyOf(byStatus), last, finished == 0 ? null : (double) completed / finished,
+                pauses.workflowPaused(d.workflowId()));
     }
 
     /**
@@ -327,6 +334,19 @@ public class Workflows {
     public WorkflowView put(String id, JsonObject document) {
         definitions().put(id, document);
         return workflow(id);
+    }
+
+    /**
+     * Reconciles this node's in-flight instances now (after a workflow's resume): the steps queued
+     * without an episode while it was paused get theirs, here, without waiting for the next sweep.
+     */
+    public int reconcileNow() {
+        return engine().reconcile(config.stackSlug(), config.stackSlug() == null, config.env(), BATCH);
+    }
+
+    /** Whether a workflow of this id is stored (a 404 otherwise). */
+    public void mustExist(String id) {
+        definitions().stored(id).orElseThrow(() -> Problem.notFound("no workflow " + id));
     }
 
     public WorkflowView setEnabled(String id, boolean enabled) {

@@ -45,6 +45,16 @@ class RetryAlarmTest {
     }
 
     @Test
+    void a_heartbeat_shorter_than_the_idle_check_makes_the_pulse_that_often_and_a_longer_one_changes_nothing() {
+        // the pulse carries the pauses: the timer asks for it one tick short of the heartbeat interval
+        alarm.checkEvery(Duration.ofSeconds(2).minusSeconds(1));
+        assertThat(tick(60)[0]).as("lease 6 s: heartbeat 2 s, a pulse every tick").isEqualTo(60);
+        alarm.checkEvery(Duration.ofSeconds(40).minusSeconds(1));
+        tick(10);
+        assertThat(tick(60)[0]).as("lease 120 s (the default): every idle check, as before").isEqualTo(6);
+    }
+
+    @Test
     void a_retry_stored_here_rings_when_it_is_due_without_waiting_for_a_pulse() {
         alarm.heard(null);
         alarm.wake(Duration.ofMillis(2_500));

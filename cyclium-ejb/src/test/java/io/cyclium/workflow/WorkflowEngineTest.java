@@ -268,6 +268,41 @@ class WorkflowEngineTest {
         assertThat(steps(db, id).get("a").episodeId()).isEqualTo(episodes.only("a", 1).episodeId());
     }
 
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_paused_workflow_keeps_its_instances_in_flight_launches_no_step_and_its_steps_start_after_the_resume(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("a"), step("b", "a"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean();
+        WorkflowEngine one = engine(db, def, episodes, "n1").pausedBy(w -> w.equals(def.id()) && paused.get());
+        WorkflowEngine two = engine(db, def, episodes, "n2").pausedBy(w -> w.equals(def.id()) && paused.get());
+
+        String running = one.start(def, new WorkflowEngine.Start(null, "s1", null, null, null, "test"));
+        assertThat(episodes.stepsLaunched()).containsExactly("a");
+        paused.set(true);
+
+        String started = one.start(def, new WorkflowEngine.Start(null, "s2", null, null, null, "test"));
+        assertThat(instance(db, started).inFlight()).as("an instance of a paused workflow is stored").isTrue();
+        assertThat(steps(db, started).get("a").state()).isEqualTo(StepState.QUEUED);
+        assertThat(steps(db, started).get("a").episodeId()).as("no episode while paused").isNull();
+
+        // the running step's episode finishes its step; the next one is queued without an episode
+        done(one, episodes, "a", 1);
+        assertThat(steps(db, running).get("a").state()).isEqualTo(StepState.COMPLETED);
+        assertThat(steps(db, running).get("b").state()).isEqualTo(StepState.QUEUED);
+        assertThat(steps(db, running).get("b").episodeId()).isNull();
+        two.reconcile(null, true, null, 100);
+        assertThat(episodes.stepsLaunched()).as("not even by a reconcile on another node").containsExactly("a");
+        assertThat(instance(db, running).inFlight()).isTrue();
+
+        paused.set(false);
+        two.reconcile(null, true, null, 100);
+        assertThat(steps(db, running).get("b").episodeId()).isNotNull();
+        assertThat(steps(db, started).get("a").episodeId()).isNotNull();
+        assertThat(episodes.stepsLaunched()).containsExactlyInAnyOrder("a", "a", "b");
+    }
+
     /** A node that queues steps but launches none (its actor is not there, say). */
     static final class NothingStarts extends StepEpisodes {
         NothingStarts(TestJpa db) {

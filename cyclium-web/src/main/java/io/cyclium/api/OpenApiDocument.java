@@ -56,6 +56,7 @@ public final class OpenApiDocument {
         r.put(NodeResource.ThisNode.class, "ThisNode");
         r.put(ActorView.class, "Actor");
         r.put(ActorView.ExpectationInfo.class, "ExpectationInfo");
+        r.put(io.cyclium.operations.PauseView.class, "Pause");
         r.put(NodeModes.Status.class, "ModeStatus");
         r.put(SweepReport.class, "SweepReport");
         r.put(TriggerRequestStore.Request.class, "TriggerRequest");

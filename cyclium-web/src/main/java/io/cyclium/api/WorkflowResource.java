@@ -1,6 +1,8 @@
 package io.cyclium.api;
 
 import io.cyclium.audit.AuditAction;
+import io.cyclium.operations.PauseCommands;
+import io.cyclium.operations.PauseView;
 import io.cyclium.problem.Problem;
 import io.cyclium.console.security.OperatorRequest;
 import io.cyclium.workflow.DefinitionVersionView;
@@ -45,6 +47,9 @@ public class WorkflowResource {
     @Inject
     Workflows workflows;
 
+    @Inject
+    PauseCommands pauses;
+
     @Context
     SecurityContext security;
 
@@ -82,6 +87,20 @@ public class WorkflowResource {
     @Path("{id}/disable")
     public WorkflowView disable(@PathParam("id") String id) {
         return operator.perform(AuditAction.WORKFLOW_DISABLE, id, () -> workflows.setEnabled(id, false));
+    }
+
+    /** Pauses the workflow cluster-wide: instances stay in flight, no new step episode starts (admin only). */
+    @POST
+    @Path("{id}/pause")
+    public PauseView pause(@PathParam("id") String id) {
+        return operator.perform(AuditAction.WORKFLOW_PAUSE, id, () -> pauses.pauseWorkflow(id, true, caller()));
+    }
+
+    /** Resumes it: the queued steps start (on this node at once, on the others with their next reconcile). */
+    @POST
+    @Path("{id}/resume")
+    public PauseView resume(@PathParam("id") String id) {
+        return operator.perform(AuditAction.WORKFLOW_RESUME, id, () -> pauses.pauseWorkflow(id, false, caller()));
     }
 
     @POST

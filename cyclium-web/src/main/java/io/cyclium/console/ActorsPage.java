@@ -48,6 +48,9 @@ public class ActorsPage {
     @Inject
     ConsoleUser user;
 
+    @Inject
+    io.cyclium.operations.PauseCommands pauses;
+
     private List<ActorView> actors;
     private String only;
     private String startExpectation;
@@ -96,6 +99,26 @@ public class ActorsPage {
     public void clearActorMode(String actorId) {
         if (user.act("clear actor mode", AuditAction.ACTOR_MODE_CLEAR, actorId, () -> modes.clearActorOverride(actorId))) {
             ConsoleMessages.info(actorId + " follows the node mode again.");
+        }
+        actors = null;
+    }
+
+    /** Pauses or resumes the actor cluster-wide (admin; the same command as the API's). */
+    public void setPaused(String actorId, boolean paused) {
+        if (user.act((paused ? "pause" : "resume") + " actor " + actorId, paused ? AuditAction.ACTOR_PAUSE
+                : AuditAction.ACTOR_RESUME, actorId, () -> pauses.pauseActor(actorId, paused, user.getName())) != null) {
+            ConsoleMessages.info(actorId + (paused ? " paused on every node: new work is stored and waits." : " resumed: waiting work starts."));
+        }
+        actors = null;
+    }
+
+    /** Pauses or resumes one expectation cluster-wide. */
+    public void setExpectationPaused(String actorId, String expectationId, boolean paused) {
+        String target = actorId + "/" + expectationId;
+        if (user.act((paused ? "pause" : "resume") + " expectation " + target, paused ? AuditAction.EXPECTATION_PAUSE
+                : AuditAction.EXPECTATION_RESUME, target, () -> pauses.pauseExpectation(actorId, expectationId, paused,
+                user.getName())) != null) {
+            ConsoleMessages.info(target + (paused ? " paused on every node: new work is stored and waits." : " resumed: waiting work starts."));
         }
         actors = null;
     }

@@ -38,6 +38,7 @@ public class ConsoleFormat {
             Map.entry("blocked", Tone.WAIT), Map.entry("pending", Tone.WAIT), Map.entry("proposed", Tone.WAIT),
             Map.entry("expired", Tone.WAIT), Map.entry("warning", Tone.WAIT), Map.entry("interrupted", Tone.WAIT),
             Map.entry("trigger_only", Tone.WAIT), Map.entry("half_open", Tone.WAIT), Map.entry("refused", Tone.WAIT),
+            Map.entry("paused", Tone.WAIT),
             Map.entry("canceled", Tone.MUTED), Map.entry("superseded", Tone.MUTED), Map.entry("released", Tone.MUTED));
 
     private static final DateTimeFormatter EXACT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS", Locale.ROOT);

@@ -34,6 +34,9 @@ public class WorkflowsPage implements Serializable {
     Workflows workflows;
 
     @Inject
+    io.cyclium.operations.PauseCommands pauses;
+
+    @Inject
     ConsoleUser user;
 
     private String workflow;
@@ -60,6 +63,16 @@ public class WorkflowsPage implements Serializable {
 
     private static String blank(String s) {
         return s == null || s.isBlank() ? null : s;
+    }
+
+    /** Pauses or resumes the workflow cluster-wide (admin; the same command as the API's). */
+    public void setPaused(String id, boolean paused) {
+        if (user.act((paused ? "pause" : "resume") + " workflow " + id, paused ? AuditAction.WORKFLOW_PAUSE
+                : AuditAction.WORKFLOW_RESUME, id, () -> pauses.pauseWorkflow(id, paused, user.getName())) != null) {
+            ConsoleMessages.info("Workflow " + id + (paused ? " paused on every node: no new step starts until it is resumed."
+                    : " resumed: its queued steps start."));
+        }
+        refresh();
     }
 
     public void setEnabled(String id, boolean enabled) {

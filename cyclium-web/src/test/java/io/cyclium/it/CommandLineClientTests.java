@@ -193,6 +193,42 @@ interface CommandLineClientTests {
 
     @Test
     @RunAsClient
+    default void the_client_pauses_and_resumes_an_actor_and_an_expectation(@ArquillianResource URL base) throws Exception {
+        try {
+            JsonObject paused = json(succeeded(cyclium(base, "pause", "actor", "it_actor")).out()).asJsonObject();
+            assertThat(paused.getString("kind")).isEqualTo("actor");
+            assertThat(paused.getBoolean("paused")).isTrue();
+            assertThat(paused.getString("pausedBy")).isEqualTo("admin");
+            assertThat(actor(base, "it_actor").getBoolean("paused")).isTrue();
+            JsonObject resumed = json(succeeded(cyclium(base, "resume", "actor", "it_actor")).out()).asJsonObject();
+            assertThat(resumed.getBoolean("paused")).isFalse();
+            assertThat(actor(base, "it_actor").getBoolean("paused")).isFalse();
+
+            JsonObject one = json(succeeded(cyclium(base, "pause", "actor", "it_actor", "echo")).out()).asJsonObject();
+            assertThat(one.getString("target")).isEqualTo("it_actor/echo");
+            assertThat(actor(base, "it_actor").getJsonArray("expectations").getValuesAs(JsonObject.class).stream()
+                    .filter(e -> e.getString("id").equals("echo")).findFirst().orElseThrow().getBoolean("paused")).isTrue();
+            succeeded(cyclium(base, "resume", "actor", "it_actor", "echo"));
+
+            Run unknown = cyclium(base, "pause", "actor", "no_such_actor");
+            assertThat(unknown.exit()).isEqualTo(1);
+            assertThat(unknown.err()).contains("HTTP 404").contains("no actor no_such_actor");
+            Run badTarget = cyclium(base, Map.of("CYCLIUM_URL", "http://127.0.0.1:9/never-called"), "pause", "node", "x");
+            assertThat(badTarget.exit()).isEqualTo(2);
+            assertThat(badTarget.err()).contains("actor or workflow");
+        } finally {
+            admin(base, "POST", "api/actors/it_actor/resume", "");
+            admin(base, "POST", "api/actors/it_actor/expectations/echo/resume", "");
+        }
+    }
+
+    private static JsonObject actor(URL base, String id) throws Exception {
+        return json(admin(base, "GET", "api/actors", null)).asJsonArray().getValuesAs(JsonObject.class).stream()
+                .filter(a -> a.getString("id").equals(id)).findFirst().orElseThrow();
+    }
+
+    @Test
+    @RunAsClient
     default void the_client_runs_a_recovery_sweep_for_one_env(@ArquillianResource URL base) throws Exception {
         String env = "cli-" + UUID.randomUUID().toString().substring(0, 8);
         String orphan = ProbeRows.episode("it_actor", "echo", "running", env, 600);

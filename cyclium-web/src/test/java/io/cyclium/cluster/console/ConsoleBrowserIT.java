@@ -314,6 +314,63 @@ class ConsoleBrowserIT {
     }
 
     @Test
+    void an_admin_pauses_an_actor_from_the_actors_page_sees_its_badge_and_resumes_it() {
+        logIn("admin", adminPassword());
+        browser.findElement(By.id("navActors")).click();
+        By pause = By.xpath("//tr[.//span[text()='resource_monitor']]//button[contains(@id,':pause') and not(contains(@id,'Expectation'))]");
+        By badge = By.xpath("//tr[.//span[text()='resource_monitor']]//span[contains(@id,':paused') and text()='paused']");
+        await(d -> !d.findElements(pause).isEmpty());
+        assertThat(browser.findElements(badge)).isEmpty();
+        try {
+            browser.findElement(pause).click();
+            await(d -> !d.findElements(badge).isEmpty());
+            assertThat(browser.findElement(pause).getText()).isEqualTo("Resume");
+            assertThat(actorJson("resource_monitor").getBoolean("paused")).as("GET /actors says so too").isTrue();
+            shot("actors-paused");
+
+            browser.findElement(pause).click();
+            await(d -> d.findElements(badge).isEmpty());
+            assertThat(actorJson("resource_monitor").getBoolean("paused")).isFalse();
+        } finally {
+            if (actorJson("resource_monitor").getBoolean("paused")) {
+                node.post("/actors/resource_monitor/resume", ""); // the other tests need it running
+            }
+        }
+        assertThat(node.get("/audit?subject=resource_monitor&user=admin").jsonArray().getValuesAs(jakarta.json.JsonObject.class))
+                .extracting(o -> o.getString("action") + " " + o.getString("outcome"))
+                .startsWith("actor.resume ok", "actor.pause ok");
+    }
+
+    @Test
+    void a_viewer_sees_a_paused_badge_on_actors_and_workflows_but_no_pause_button() {
+        assertThat(node.post("/actors/resource_monitor/pause", "").status()).isEqualTo(200);
+        String workflow = node.get("/workflows").jsonArray().getJsonObject(0).getString("id");
+        assertThat(node.post("/workflows/" + workflow + "/pause", "").status()).isEqualTo(200);
+        try {
+            logIn("viewer", VIEWER_PASSWORD);
+            browser.findElement(By.id("navActors")).click();
+            await(d -> !d.findElements(By.id("actorsForm:actors")).isEmpty());
+            assertThat(browser.findElements(By.xpath("//tr[.//span[text()='resource_monitor']]"
+                    + "//span[contains(@id,':paused') and text()='paused']"))).hasSize(1);
+            assertThat(browser.findElements(By.xpath("//button[contains(@id,':pause')]"))).isEmpty();
+            browser.get(base() + "workflows.xhtml");
+            await(d -> !d.findElements(By.id("workflowsForm:definitions")).isEmpty());
+            assertThat(browser.findElements(By.xpath("//*[@id='workflowsForm:definitions']//td[1][starts-with(normalize-space(.),"
+                    + " '" + workflow + " ')]//span[contains(@id,':paused') and text()='paused']"))).hasSize(1);
+            assertThat(browser.findElements(By.xpath("//button[contains(@id,':pause')]"))).isEmpty();
+            shot("viewer-workflows-paused");
+        } finally {
+            node.post("/actors/resource_monitor/resume", "");
+            node.post("/workflows/" + workflow + "/resume", "");
+        }
+    }
+
+    private jakarta.json.JsonObject actorJson(String id) {
+        return node.get("/actors").jsonArray().getValuesAs(jakarta.json.JsonObject.class).stream()
+                .filter(a -> a.getString("id").equals(id)).findFirst().orElseThrow();
+    }
+
+    @Test
     void a_viewer_sees_no_action_buttons_and_a_forged_action_changes_nothing() throws Exception {
         String id = awaitBlockedAdvisor();
         logIn("viewer", VIEWER_PASSWORD);
