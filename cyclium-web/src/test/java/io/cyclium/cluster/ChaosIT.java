@@ -155,6 +155,14 @@ class ChaosIT {
                 if (!node.isAlive()) {
                     continue;
                 }
+                try {
+                    // each actor's slots in use and queue on that node: a slot never given back shows as active with nothing running
+                    String actors = node.get("/actors").body();
+                    out.append("\n  actors on ").append(node.name()).append(": ")
+                            .append(actors.length() > 6_000 ? actors.substring(0, 6_000) + "…" : actors);
+                } catch (RuntimeException e) {
+                    out.append("\n  actors on ").append(node.name()).append(": not read (").append(e.getMessage()).append(')');
+                }
                 java.nio.file.Path dump = node.log().resolveSibling(node.name() + "-threads.txt");
                 try {
                     Process jcmd = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
