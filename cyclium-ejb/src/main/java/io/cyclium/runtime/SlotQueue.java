@@ -84,9 +84,18 @@ final class SlotQueue {
         return false;
     }
 
-    /** The insert did not happen (duplicate key, database error): the reserved slot is free again. */
-    synchronized void unreserve() {
-        reserved--;
+    /**
+     * The insert did not happen (duplicate key, database error): the reserved slot is free again,
+     * and goes to the next queued episode. A task that ended while this reservation was held found
+     * no free slot for the queue ({@link #drain} counts reservations), and with no other task of
+     * this actor running here nothing else would ever drain it: the queued episodes would wait,
+     * leased and renewed, until the next trigger of this actor reached this node.
+     */
+    void unreserve() {
+        synchronized (this) {
+            reserved--;
+        }
+        drain();
     }
 
     /** The reserved slot now runs the freshly inserted episode. */
