@@ -43,6 +43,8 @@ public final class CycliumConfigReader {
     public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
     public static final String EXECUTOR_THREADS = "cyclium.episode.executor-threads";
     public static final String EPISODE_EXECUTOR = "cyclium.episode.executor";
+    /** The threads of the ManagedExecutorService the application defines (its maxAsync, fixed at build time). */
+    public static final int MANAGED_EXECUTOR_MAX_THREADS = 32;
     public static final String GROUP_COMMIT_MAX = "cyclium.episode.group-commit-max";
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
     public static final String WORKFLOW_ADVANCE_IN_COMMIT = "cyclium.workflow.advance-in-commit";
@@ -146,6 +148,11 @@ public final class CycliumConfigReader {
             } else {
                 episodeExecutor = parsed.get();
             }
+        }
+        if (episodeExecutor == CycliumConfig.EpisodeExecutor.MANAGED && executorThreads > MANAGED_EXECUTOR_MAX_THREADS) {
+            problems.add(EXECUTOR_THREADS + " = " + executorThreads + " with " + EPISODE_EXECUTOR + " = managed: allowed are 1 to "
+                    + MANAGED_EXECUTOR_MAX_THREADS + " (the managed executor's maxAsync, fixed when the application is built);"
+                    + " use " + EPISODE_EXECUTOR + " = threads for more");
         }
         int groupCommitMax = (int) number(GROUP_COMMIT_MAX, 64, 1, 10_000, "writes");
         int groupCommitWriters = (int) number(GROUP_COMMIT_WRITERS, 1, 1, 64, "threads");

@@ -66,6 +66,8 @@ public class ActorHost {
 
     /** Cyclium's ManagedExecutorService for episode tasks (defined on {@link ActorBootstrap}). */
     public static final String EPISODE_EXECUTOR = "java:app/cyclium/EpisodeExecutor";
+    /** The most tasks it runs at once (a definition's limit is fixed when the application is built). */
+    public static final int EPISODE_EXECUTOR_MAX_ASYNC = io.cyclium.config.CycliumConfigReader.MANAGED_EXECUTOR_MAX_THREADS;
     /** Its context: the application's only. */
     public static final String EPISODE_CONTEXT = "java:app/cyclium/EpisodeContext";
 

@@ -132,9 +132,21 @@ class ClusterDedupeIT {
                 return ranOnB.size() >= 3 && ranOnB.stream().allMatch(e -> "done".equals(e.getString("status"))) ? ranOnB : null;
             });
             assertThat(onB).hasSizeGreaterThanOrEqualTo(3);
+            // more episodes than the executor's threads, and it keeps no more threads than that: a
+            // definition without maxAsync made Payara start a thread per task and keep it
+            for (int i = 0; i < 80; i++) {
+                keys.add(dedupeKey(cluster.node("node-b").post("/events",
+                        event("managed-" + run + "-" + keys.size(), "res-m-" + run + "-" + keys.size()))));
+            }
             Await.until(WAIT, "every episode posted done", () -> monitorEpisodes(cluster.node("node-a")).stream()
                     .filter(e -> keys.contains(text(e, "dedupeKey"))).filter(e -> "done".equals(e.getString("status")))
                     .count() == keys.size() ? true : null);
+            long ranOnB = monitorEpisodes(cluster.node("node-b")).stream().filter(e -> keys.contains(text(e, "dedupeKey")))
+                    .filter(e -> "node-b".equals(text(e, "runNode"))).count();
+            List<String> executorThreads = cluster.node("node-b").threadNames().stream()
+                    .filter(n -> n.startsWith("java:app/cyclium/EpisodeExecutor")).toList();
+            assertThat(ranOnB).as("episodes node-b ran").isGreaterThan(32);
+            assertThat(executorThreads).as("node-b's threads of its episode executor").isNotEmpty().hasSizeLessThanOrEqualTo(io.cyclium.runtime.ActorHost.EPISODE_EXECUTOR_MAX_ASYNC);
         }
 
         @AfterAll
