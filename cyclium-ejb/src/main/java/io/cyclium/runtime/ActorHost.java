@@ -170,7 +170,7 @@ public class ActorHost {
                     }
                 });
         episodeThreads = config.episodeExecutor() == CycliumConfig.EpisodeExecutor.MANAGED
-                ? new BoundedManagedExecutor(managedExecutor(), config.executorThreads())
+                ? new BoundedManagedExecutor(ActorHost::managedExecutor, config.executorThreads())
                 : EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
@@ -211,7 +211,7 @@ public class ActorHost {
             return javax.naming.InitialContext.doLookup(EPISODE_EXECUTOR);
         } catch (javax.naming.NamingException e) {
             throw new IllegalStateException("cyclium.episode.executor=managed, but the container has no " + EPISODE_EXECUTOR
-                    + " (defined by the application on ActorBootstrap): " + e, e);
+                    + " (defined by the application's web module, EpisodeExecutorDefinition): " + e, e);
         }
     }
 

@@ -25,18 +25,43 @@ final class BoundedManagedExecutor extends AbstractExecutorService {
 
     private static final Logger LOG = Logger.getLogger(BoundedManagedExecutor.class.getName());
 
-    private final Executor managed;
+    private final java.util.function.Supplier<Executor> lookup;
+    /** The container's executor, looked up at the first task (null until then). */
+    private volatile Executor managed;
     private final int threads;
     private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
     private int running;
     private boolean shutdown;
 
     BoundedManagedExecutor(Executor managed, int threads) {
+        this(() -> managed, threads);
+    }
+
+    /**
+     * {@code lookup} finds the container's executor when the first task comes, not before: in an
+     * EAR the web module that defines it may start after the EJB module whose startup bean builds
+     * this. A lookup that fails refuses that task (recovery runs it again) and is tried again with
+     * the next.
+     */
+    BoundedManagedExecutor(java.util.function.Supplier<Executor> lookup, int threads) {
         if (threads < 1) {
             throw new IllegalArgumentException("an episode executor needs at least one thread, got " + threads);
         }
-        this.managed = managed;
+        this.lookup = lookup;
         this.threads = threads;
+    }
+
+    private Executor managed() {
+        Executor found = managed;
+        if (found == null) {
+            try {
+                found = lookup.get();
+            } catch (RuntimeException e) {
+                throw new RejectedExecutionException(e.getMessage(), e);
+            }
+            managed = found;
+        }
+        return found;
     }
 
     @Override
@@ -56,7 +81,7 @@ final class BoundedManagedExecutor extends AbstractExecutorService {
 
     private void handOver(Runnable task) {
         try {
-            managed.execute(() -> runThenNext(task));
+            managed().execute(() -> runThenNext(task));
         } catch (RuntimeException e) {
             // the container refused it (stopping): nothing of it ran; give the place back
             synchronized (this) {

@@ -101,6 +101,26 @@ class BoundedManagedExecutorTest {
         assertThat(executor.running()).isZero();
     }
 
+    @Test
+    void the_container_executor_is_looked_up_at_the_first_task_and_a_failed_lookup_refuses_only_that_task() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        BoundedManagedExecutor executor = new BoundedManagedExecutor(() -> {
+            if (lookups.incrementAndGet() == 1) {
+                throw new IllegalStateException("no java:app/cyclium/EpisodeExecutor yet");
+            }
+            return behind;
+        }, 1);
+        assertThat(lookups.get()).as("nothing looked up before a task").isZero();
+        assertThatThrownBy(() -> executor.execute(() -> { })).isInstanceOf(RejectedExecutionException.class)
+                .hasMessageContaining("no java:app/cyclium/EpisodeExecutor yet");
+        assertThat(executor.running()).isZero();
+        CountDownLatch ran = new CountDownLatch(2);
+        executor.execute(ran::countDown);
+        executor.execute(ran::countDown);
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(lookups.get()).as("looked up again once, then kept").isEqualTo(2);
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);
