@@ -43,7 +43,7 @@ import java.util.Optional;
  * @param retention              windows, time of day and chunk size of the retention job
  * @param tracing                whether episodes and workflows make spans ({@code otel.sdk.disabled=false})
  * @param workflowAdvanceInCommit whether a workflow step's terminal write also records the step and
- *                               advances its instance in its transaction (false: after the commit,
+ *                               advances its instance in its transaction (the default; false: after the commit,
  *                               from the terminal event, in transactions of their own)
  */
 public record CycliumConfig(

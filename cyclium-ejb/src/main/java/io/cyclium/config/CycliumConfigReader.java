@@ -119,7 +119,7 @@ public final class CycliumConfigReader {
         boolean demo = bool(DEMO_ENABLED, false);
         boolean tracing = !bool(OTEL_SDK_DISABLED, true);
         boolean claims = bool(CLAIMS_ENABLED, true);
-        boolean advanceInCommit = bool(WORKFLOW_ADVANCE_IN_COMMIT, false);
+        boolean advanceInCommit = bool(WORKFLOW_ADVANCE_IN_COMMIT, true);
         int lease = (int) number(LEASE_SECONDS, 120, 3, 86_400, "seconds");
         long minTick = number(HEARTBEAT_MIN_TICK_MS, 1000, 100, 60_000, "milliseconds");
         if (lease * 1000L / 3 < minTick && problems.stream().noneMatch(p -> p.startsWith(LEASE_SECONDS))) {

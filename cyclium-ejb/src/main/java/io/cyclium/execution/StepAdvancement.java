@@ -30,7 +30,7 @@ public interface StepAdvancement {
     /**
      * Whether a step's terminal write calls this at all. When it does not, that write stays an
      * ordinary one, in the group commit's shared batch, and the step advances after the commit
-     * from its terminal event (cyclium.workflow.advance-in-commit=false, the default).
+     * from its terminal event (cyclium.workflow.advance-in-commit=false; true is the default).
      */
     default boolean advances() {
         return this != NONE;

@@ -40,8 +40,8 @@ import java.util.Map;
  *
  * <p>{@code -Dbench.modes=after-commit,in-commit} runs each round once per mode, interleaved, each on a
  * node of its own over the same PostgreSQL: {@code in-commit} advances a step in its episode's
- * terminal write ({@code cyclium.workflow.advance-in-commit=true}), {@code after-commit} after the
- * commit, from the terminal event (the default).
+ * terminal write ({@code cyclium.workflow.advance-in-commit=true}, the default), {@code after-commit}
+ * after the commit, from the terminal event.
  *
  * <pre>mvn -q -B -o -pl cyclium-ejb,cyclium-web package -DskipTests dependency:build-classpath \
  *     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
