@@ -45,6 +45,7 @@ import java.util.Optional;
  * @param workflowAdvanceInCommit whether a workflow step's terminal write also records the step and
  *                               advances its instance in its transaction (false: after the commit,
  *                               from the terminal event, in transactions of their own)
+ * @param bulkMaxItems           most episodes one bulk action takes ({@code cyclium.bulk.max-items})
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -78,7 +79,8 @@ public record CycliumConfig(
         Duration clockSkew,
         RetentionSettings retention,
         boolean tracing,
-        boolean workflowAdvanceInCommit) {
+        boolean workflowAdvanceInCommit,
+        int bulkMaxItems) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
@@ -94,6 +96,6 @@ public record CycliumConfig(
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
                 + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing
-                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + "]";
+                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + ", bulkMaxItems=" + bulkMaxItems + "]";
     }
 }
