@@ -183,7 +183,7 @@ public final class BulkActions {
                 }
             }
         } catch (RuntimeException e) {
-            telemetry.count("bulk_action_errors");
+            telemetry.count("bulk_action_failed");
             LOG.log(Level.WARNING, "Bulk action " + actionId + " stopped on " + node + " (fence " + fence + "); its open items"
                     + " are continued when its lease has lapsed", e);
         }
