@@ -367,7 +367,7 @@ class ConsoleBrowserIT {
         shot("bulk-preview");
         click("episodesForm:bulkStart");
         await(d -> d.findElement(By.cssSelector(".ui-confirmdialog-yes")).isDisplayed());
-        assertThat(browser.findElement(By.cssSelector(".ui-confirmdialog-message")).getText())
+        assertThat(browser.findElement(By.xpath("//div[contains(@class,'ui-dialog') and .//button[contains(@class,'ui-confirmdialog-yes')]]")).getText())
                 .contains("cancel exactly the 3 episodes previewed");
         browser.findElement(By.cssSelector(".ui-confirmdialog-yes")).click();
 
