@@ -266,6 +266,31 @@ class BulkActionsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void a_node_whose_lease_lapsed_takes_no_item_once_another_node_took_the_action_over(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        List<String> blocked = episodes(db, "blocked", 5, 0);
+        BulkActions a = node(db, "node-a", cancel(db), 100);
+        BulkActions b = node(db, "node-b", cancel(db), 100);
+        BulkActions.Accepted accepted = a.start(BulkKind.CANCEL, sweeper(), 5L, null, "alice");
+        String id = accepted.view().id();
+        BulkStore store = new BulkStore(DatabaseTime.following(db.vendor(), clock));
+        // A stalls before its first item; its lease lapses and B takes the action over
+        clock.advance(BulkActions.LEASE.plusSeconds(1));
+        long fenceB = db.inNewTransaction(em -> store.claim(em, id, "node-b", BulkActions.LEASE)).orElseThrow();
+        assertThat(fenceB).isEqualTo(2);
+
+        boolean takenByA = db.inNewTransaction(em -> store.take(em, id, 1, accepted.fence()));
+        assertThat(takenByA).as("the stale fence takes nothing").isFalse();
+        a.process(id, accepted.fence());
+        assertThat(b.find(id).orElseThrow().pending()).as("A did nothing").isEqualTo(5);
+        b.process(id, fenceB);
+
+        assertThat(b.find(id).orElseThrow().done()).isEqualTo(5);
+        assertThat(blocked).allSatisfy(e -> assertThat(canceled.get(e)).hasValue(1));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_failing_operation_is_recorded_as_failed_with_its_error_and_the_rest_goes_on(Vendor vendor) {
         TestJpa db = own.open(vendor);
         List<String> blocked = episodes(db, "blocked", 3, 0);
