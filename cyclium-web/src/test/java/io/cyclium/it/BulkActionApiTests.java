@@ -157,5 +157,16 @@ interface BulkActionApiTests {
         assertThat(audit.getString("outcome")).isEqualTo("ok");
         assertThat(audit.getString("detail")).startsWith("cancel of 3 episodes matching {");
         adminExpecting(base, "GET", "api/bulk-actions/" + UUID.randomUUID(), null, 404);
+        for (String[] bad : new String[][] {{"limit=0", "limit"}, {"limit=abc", "limit"}, {"result=asleep", "result"},
+                {"after=-1", "after"}}) {
+            HttpResponse<String> r = admin(base, "GET", "api/bulk-actions/" + id + "?" + bad[0], null);
+            assertThat(r.statusCode()).as(bad[0] + " → " + r.body()).isEqualTo(400);
+            assertThat(json(r).asJsonObject().getString("field")).isEqualTo(bad[1]);
+        }
+        JsonObject firstPage = adminExpecting(base, "GET", "api/bulk-actions/" + id + "?limit=2", null, 200);
+        assertThat(firstPage.getJsonArray("items")).hasSize(2);
+        assertThat(firstPage.getInt("nextAfter")).isEqualTo(2);
+        assertThat(adminExpecting(base, "GET", "api/bulk-actions/" + id + "?after=2", null, 200).getJsonArray("items"))
+                .hasSize(1);
     }
 }
