@@ -163,6 +163,24 @@ interface BulkActionApiTests {
             assertThat(r.statusCode()).as(bad[0] + " → " + r.body()).isEqualTo(400);
             assertThat(json(r).asJsonObject().getString("field")).isEqualTo(bad[1]);
         }
+        // the same three, now canceled: a bulk restart runs each again from its checkpoint (they wait again), and a
+        // bulk output retry skips each (none has a failed output)
+        JsonObject restart = adminExpecting(base, "POST", "api/bulk-actions",
+                "{\"action\":\"restart\",\"filter\":" + w.filter() + ",\"expectedCount\":3}", 202);
+        JsonObject restarted = awaitDone(base, restart.getString("id"));
+        assertThat(restarted.getJsonObject("action").getInt("done")).as(restarted.toString()).isEqualTo(3);
+        assertThat(restarted.getJsonArray("items").getJsonObject(0).getString("reason")).isEqualTo("restarted from its latest checkpoint");
+        for (String e : w.ids()) {
+            awaitStatus(base, e, "blocked");
+        }
+        JsonObject outputs = adminExpecting(base, "POST", "api/bulk-actions",
+                "{\"action\":\"output-retry\",\"filter\":" + w.filter() + ",\"expectedCount\":3}", 202);
+        JsonObject retried = awaitDone(base, outputs.getString("id"));
+        assertThat(retried.getJsonObject("action").getInt("skipped")).as(retried.toString()).isEqualTo(3);
+        assertThat(retried.getJsonArray("items").getJsonObject(0).getString("reason")).endsWith("has no failed output");
+        adminExpecting(base, "POST", "api/bulk-actions", "{\"action\":\"cancel\",\"filter\":" + w.filter()
+                + ",\"expectedCount\":3}", 202); // leaves nothing blocked behind
+
         JsonObject firstPage = adminExpecting(base, "GET", "api/bulk-actions/" + id + "?limit=2", null, 200);
         assertThat(firstPage.getJsonArray("items")).hasSize(2);
         assertThat(firstPage.getInt("nextAfter")).isEqualTo(2);
