@@ -34,7 +34,9 @@ public enum AuditAction {
     INSTANCE_CANCEL("instance.cancel", SubjectKind.INSTANCE),
     INSTANCE_RESUME("instance.resume", SubjectKind.INSTANCE),
     INSTANCE_STEP_RETRY("instance.step-retry", SubjectKind.INSTANCE),
-    INSTANCE_STEP_APPROVE("instance.step-approve", SubjectKind.INSTANCE);
+    INSTANCE_STEP_APPROVE("instance.step-approve", SubjectKind.INSTANCE),
+    /** a bulk action accepted (the subject id is the action's; the detail says what, how many, which filter) */
+    BULK_START("bulk.start", SubjectKind.BULK);
 
     private final String wire;
     private final SubjectKind subject;

@@ -15,7 +15,9 @@ public enum SubjectKind {
     /** a retention run (the subject id is the run's id; a refused run has none) */
     RETENTION("retention"),
     /** a recovery sweep (the subject id is the scope swept: stack/env) */
-    RECOVERY("recovery");
+    RECOVERY("recovery"),
+    /** a bulk action by filter (the subject id is the action's id) */
+    BULK("bulk");
 
     private final String wire;
 

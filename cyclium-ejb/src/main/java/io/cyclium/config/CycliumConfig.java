@@ -45,6 +45,7 @@ import java.util.Optional;
  * @param workflowAdvanceInCommit whether a workflow step's terminal write also records the step and
  *                               advances its instance in its transaction (the default; false: after the commit,
  *                               from the terminal event, in transactions of their own)
+ * @param bulkMaxItems           most episodes one bulk action takes ({@code cyclium.bulk.max-items})
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -79,7 +80,8 @@ public record CycliumConfig(
         RetentionSettings retention,
         boolean tracing,
         boolean workflowAdvanceInCommit,
-        EpisodeExecutor episodeExecutor) {
+        EpisodeExecutor episodeExecutor,
+        int bulkMaxItems) {
 
     /** What runs episode tasks: {@code cyclium.episode.executor}. */
     public enum EpisodeExecutor {
@@ -122,6 +124,7 @@ public record CycliumConfig(
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
                 + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing
-                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + ", episodeExecutor=" + episodeExecutor.wireName() + "]";
+                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + ", episodeExecutor=" + episodeExecutor.wireName()
+                + ", bulkMaxItems=" + bulkMaxItems + "]";
     }
 }

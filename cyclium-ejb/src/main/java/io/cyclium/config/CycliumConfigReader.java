@@ -63,6 +63,7 @@ public final class CycliumConfigReader {
     public static final String VIEWER_PASSWORD_ENV = "CYCLIUM_VIEWER_PASSWORD";
     public static final String CLOCK_SKEW_MS = "cyclium.clock.skew-ms";
     public static final String RETENTION_ENABLED = "cyclium.retention.enabled";
+    public static final String BULK_MAX_ITEMS = "cyclium.bulk.max-items";
     public static final String RETENTION_DAILY_AT = "cyclium.retention.daily-at";
     public static final String RETENTION_ARCHIVE_AFTER = "cyclium.retention.archive-after";
     public static final String RETENTION_PURGE_AFTER = "cyclium.retention.purge-after";
@@ -163,6 +164,7 @@ public final class CycliumConfigReader {
         IdentitySource identitySource = identitySource();
         Optional<OidcSettings> oidc = oidc(identitySource);
         int failedLogins = (int) number(FAILED_LOGINS_BEFORE_DELAY, 3, 1, 1_000, "failed logins");
+        int bulkMaxItems = (int) number(BULK_MAX_ITEMS, 10_000, 1, 100_000, "episodes");
 
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
@@ -170,7 +172,7 @@ public final class CycliumConfigReader {
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
                 shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing,
-                advanceInCommit, episodeExecutor);
+                advanceInCommit, episodeExecutor, bulkMaxItems);
     }
 
     private RetentionSettings retention() {

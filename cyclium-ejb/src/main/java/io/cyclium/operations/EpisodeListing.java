@@ -45,18 +45,7 @@ public final class EpisodeListing {
 
     /** The statement {@link #page} runs for {@code limit} rows (the benchmark prints its plan). */
     public NativeSql statement(EpisodeFilter filter, EpisodeCursor after, int limit) {
-        NativeSql sql = new NativeSql().sql("SELECT e.* FROM cyclium_episodes e WHERE 1 = 1");
-        equal(sql, "e.actor_id", filter.actorId(), false);
-        equal(sql, "e.expectation_id", filter.expectationId(), false);
-        equal(sql, "e.status", filter.status(), false);
-        equal(sql, "e.source_stack", filter.stack(), true);
-        equal(sql, "e.source_env", filter.env(), true);
-        if (filter.startedFrom() != null) {
-            sql.sql(" AND e.started_at >= ").value(time(filter.startedFrom()));
-        }
-        if (filter.startedBefore() != null) {
-            sql.sql(" AND e.started_at < ").value(time(filter.startedBefore()));
-        }
+        NativeSql sql = matching(new NativeSql().sql("SELECT e.* FROM cyclium_episodes e WHERE 1 = 1"), filter);
         if (after != null) {
             // "older than the cursor" in (started_at DESC, id DESC) order. The first half is
             // redundant but gives every database a range bound on started_at to seek the index
@@ -68,6 +57,38 @@ public final class EpisodeListing {
         }
         sql.sql(" ORDER BY e.started_at DESC, e.id DESC ");
         return sql.around(limit, vendor::firstRows);
+    }
+
+    /**
+     * The ids of the first {@code limit} episodes the filter matches, in the list's order (newest
+     * first): what a bulk action freezes as its targets ({@code BulkActions}).
+     */
+    public List<String> ids(EntityManager em, EpisodeFilter filter, int limit) {
+        NativeSql sql = matching(new NativeSql().sql("SELECT e.id FROM cyclium_episodes e WHERE 1 = 1"), filter)
+                .sql(" ORDER BY e.started_at DESC, e.id DESC ").around(limit, vendor::firstRows);
+        return sql.query(em).getResultList().stream().map(String.class::cast).toList();
+    }
+
+    /** How many episodes the filter matches (a bulk action's preview; the list itself never counts). */
+    public long count(EntityManager em, EpisodeFilter filter) {
+        NativeSql sql = matching(new NativeSql().sql("SELECT COUNT(*) FROM cyclium_episodes e WHERE 1 = 1"), filter);
+        return ((Number) sql.query(em).getSingleResult()).longValue();
+    }
+
+    /** Appends the filter's conditions (every value bound) to a statement over {@code cyclium_episodes e}. */
+    private static NativeSql matching(NativeSql sql, EpisodeFilter filter) {
+        equal(sql, "e.actor_id", filter.actorId(), false);
+        equal(sql, "e.expectation_id", filter.expectationId(), false);
+        equal(sql, "e.status", filter.status(), false);
+        equal(sql, "e.source_stack", filter.stack(), true);
+        equal(sql, "e.source_env", filter.env(), true);
+        if (filter.startedFrom() != null) {
+            sql.sql(" AND e.started_at >= ").value(time(filter.startedFrom()));
+        }
+        if (filter.startedBefore() != null) {
+            sql.sql(" AND e.started_at < ").value(time(filter.startedBefore()));
+        }
+        return sql;
     }
 
     private static void equal(NativeSql sql, String column, String value, boolean unsetMeansNull) {

@@ -226,36 +226,93 @@ public class EpisodeRetries {
             if (tx.inNewTransaction(em -> store.claim(em, d.episodeId(), CLAIM_LEASE)) == 0) {
                 continue; // another node's timer has it
             }
-            Chain chain = chainOf(d.episodeId(), d.dedupeKey());
-            String key = keyOf(chain, chain.attempt() + 1);
-            RetryLauncher.Launch launch = launcher.launch(d, key);
-            Optional<String> next = switch (launch.kind()) {
-                case CREATED -> launch.episodeId();
-                // a start of this attempt got through before (a claim that lapsed): settle on it
-                case DUPLICATE -> tx.inNewTransaction(em -> queries.holderOf(em, key));
-                case NOT_NOW -> Optional.empty();
-            };
-            if (next.isEmpty()) {
-                if (launch.kind() == RetryLauncher.Kind.NOT_NOW) {
-                    tx.run(em -> store.release(em, d.episodeId()));
-                }
-                LOG.fine(() -> "Retry of episode " + d.episodeId() + " not started here (" + launch.why()
-                        + "); it is due again in " + CLAIM_LEASE.toSeconds() + " s");
-                continue;
-            }
-            tx.run(em -> {
-                if (store.settle(em, d.episodeId(), next.get()) == 1) {
-                    episodes.journal(em, d.episodeId(), episodes.nextStepNo(em, d.episodeId()), StepKind.RETRY_STARTED,
-                            node, Jsons.object().add("attempt", chain.attempt() + 1).add("episodeId", next.get()).build(),
-                            null, null, null);
-                }
-            });
-            if (launch.kind() == RetryLauncher.Kind.CREATED) {
+            if (startClaimed(d).filter(s -> s.kind() == RetryLauncher.Kind.CREATED).isPresent()) {
                 started++;
-                telemetry.count("episode_retry_started", "actor", d.actorId(), "expectation", d.expectationId());
             }
         }
         return started;
+    }
+
+    /** What {@link #startClaimed} did: the next attempt's episode, and whether this call created it. */
+    public record Started(String episodeId, RetryLauncher.Kind kind) {
+    }
+
+    /**
+     * An operator's retry of one failed plain episode, now: its next attempt (attempt n+1 of its
+     * chain, dedupe key {@code retry:<first>:<n+1>}) starts through the same guarded path as a due
+     * retry — the due time is set to now, claimed, launched, settled — so a timer racing it and this
+     * call start it once between them. Its expectation's retry policy is not asked: the operator
+     * decided. Returns the next attempt's episode, or empty when it is due now but not started here
+     * (the actor does not run on this node, a timer claimed it first): a full node's timer starts it.
+     *
+     * @throws io.cyclium.problem.Problem 404 for no such episode; 409 when it is not failed, is a
+     *         workflow step, was retried already, is being retried, or is archived
+     */
+    public Optional<Started> retryNow(String episodeId) {
+        tx.run(em -> {
+            Optional<EpisodeRetryQueries.Finished> row = queries.finished(em, episodeId);
+            if (row.isEmpty()) {
+                throw io.cyclium.problem.Problem.notFound("no episode " + episodeId);
+            }
+            if (!EpisodeStatus.FAILED.wire().equals(row.get().status())) {
+                throw io.cyclium.problem.Problem.conflict("episode " + episodeId + " is " + row.get().status()
+                        + ", not failed: only a failed episode is retried");
+            }
+            if (row.get().workflowInstanceId() != null) {
+                throw io.cyclium.problem.Problem.conflict("episode " + episodeId + " runs a step of workflow instance "
+                        + row.get().workflowInstanceId() + ": retry the step instead");
+            }
+            EpisodeRetryQueries.RetryState state = queries.state(em, episodeId);
+            if (state.retriedBy().isPresent()) {
+                throw io.cyclium.problem.Problem.conflict("episode " + episodeId + " was already retried as episode "
+                        + state.retriedBy().get());
+            }
+            if (state.claimed()) {
+                throw io.cyclium.problem.Problem.conflict("episode " + episodeId
+                        + " is being retried by a node's retry timer right now");
+            }
+            if (store.dueNow(em, episodeId) == 0) {
+                throw io.cyclium.problem.Problem.conflict("episode " + episodeId + " is archived or changed meanwhile;"
+                        + " it is not retried");
+            }
+        });
+        if (tx.inNewTransaction(em -> store.claim(em, episodeId, CLAIM_LEASE)) == 0) {
+            return Optional.empty(); // a timer claimed it between the two: it starts it
+        }
+        EpisodeRetryQueries.DueRetry d = tx.inNewTransaction(em -> queries.dueOne(em, episodeId)).orElseThrow();
+        return startClaimed(d);
+    }
+
+    /** Starts the next attempt of a retry this node claimed, and settles the failed row on it. */
+    private Optional<Started> startClaimed(EpisodeRetryQueries.DueRetry d) {
+        Chain chain = chainOf(d.episodeId(), d.dedupeKey());
+        String key = keyOf(chain, chain.attempt() + 1);
+        RetryLauncher.Launch launch = launcher.launch(d, key);
+        Optional<String> next = switch (launch.kind()) {
+            case CREATED -> launch.episodeId();
+            // a start of this attempt got through before (a claim that lapsed): settle on it
+            case DUPLICATE -> tx.inNewTransaction(em -> queries.holderOf(em, key));
+            case NOT_NOW -> Optional.empty();
+        };
+        if (next.isEmpty()) {
+            if (launch.kind() == RetryLauncher.Kind.NOT_NOW) {
+                tx.run(em -> store.release(em, d.episodeId()));
+            }
+            LOG.fine(() -> "Retry of episode " + d.episodeId() + " not started here (" + launch.why()
+                    + "); it is due again in " + CLAIM_LEASE.toSeconds() + " s");
+            return Optional.empty();
+        }
+        tx.run(em -> {
+            if (store.settle(em, d.episodeId(), next.get()) == 1) {
+                episodes.journal(em, d.episodeId(), episodes.nextStepNo(em, d.episodeId()), StepKind.RETRY_STARTED,
+                        node, Jsons.object().add("attempt", chain.attempt() + 1).add("episodeId", next.get()).build(),
+                        null, null, null);
+            }
+        });
+        if (launch.kind() == RetryLauncher.Kind.CREATED) {
+            telemetry.count("episode_retry_started", "actor", d.actorId(), "expectation", d.expectationId());
+        }
+        return Optional.of(new Started(next.get(), launch.kind()));
     }
 
     static LocalDateTime utc(Instant t) {

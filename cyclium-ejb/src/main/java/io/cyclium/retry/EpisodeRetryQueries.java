@@ -43,6 +43,15 @@ public class EpisodeRetryQueries {
         return out;
     }
 
+    /** The failed episode {@code episodeId} as a due retry reads it, whatever its due time. */
+    public Optional<DueRetry> dueOne(EntityManager em, String episodeId) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = new NativeSql().sql("SELECT id, actor_id, expectation_id, trigger_ref, dedupe_key,"
+                + " source_stack, source_env FROM cyclium_episodes WHERE id = ").value(episodeId).query(em).getResultList();
+        return rows.stream().findFirst().map(r -> new DueRetry((String) r[0], (String) r[1], (String) r[2], NativeSql.text(r[3]),
+                (String) r[4], (String) r[5], (String) r[6]));
+    }
+
     /** A failed plain episode whose retry was never decided (see {@link EpisodeRetries#reconcile}). */
     public record Unheard(String episodeId, String actorId, String expectationId, String errorClass, LocalDateTime startedAt) {
     }

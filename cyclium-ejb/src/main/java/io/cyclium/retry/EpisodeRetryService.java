@@ -116,6 +116,11 @@ public class EpisodeRetryService {
         return retries().runDue(BATCH);
     }
 
+    /** An operator's retry of a failed plain episode, now (see {@link EpisodeRetries#retryNow}). */
+    public Optional<EpisodeRetries.Started> retryNow(String episodeId) {
+        return retries().retryNow(episodeId);
+    }
+
     /** When the failed episode's next attempt is due (UTC), if one is waiting. */
     public Optional<LocalDateTime> nextRetryAt(String episodeId) {
         return tx.inNewTransaction(em -> queries.state(em, episodeId)).dueAt();

@@ -41,6 +41,18 @@ public class EpisodeRetryStore {
     }
 
     /**
+     * An operator's retry: the failed plain episode's next attempt is due now, whatever its policy
+     * decided before (a later due time, or none because its attempts were used up). Only a failed,
+     * not yet retried, not archived episode outside a workflow; 0 rows otherwise (or when a timer
+     * claimed it meanwhile).
+     */
+    public int dueNow(EntityManager em, String episodeId) {
+        NativeSql sql = time.now(new NativeSql().sql("UPDATE cyclium_episodes SET retry_due_at = "));
+        return sql.sql(" WHERE id = ").value(episodeId).sql(" AND status = ").value(EpisodeStatus.FAILED.wire())
+                .sql(" AND workflow_instance_id IS NULL AND retried_by IS NULL AND archived_at IS NULL").executeUpdate(em);
+    }
+
+    /**
      * What {@code retried_by} holds while a timer is starting the next attempt (between its claim
      * and {@link #settle}): not an episode id, so it is never shown as one. While it is there an
      * operator's restart of the failed episode is refused ({@code EpisodeStore#restart} needs

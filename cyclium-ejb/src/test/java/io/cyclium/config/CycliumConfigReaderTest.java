@@ -279,4 +279,14 @@ class CycliumConfigReaderTest {
         assertThatThrownBy(() -> read(property, value)).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining(message);
     }
+
+    @Test
+    void a_bulk_action_takes_ten_thousand_episodes_unless_configured_and_the_cap_is_checked() {
+        assertThat(read().bulkMaxItems()).isEqualTo(10_000);
+        assertThat(read("cyclium.bulk.max-items", "250").bulkMaxItems()).isEqualTo(250);
+        assertThatThrownBy(() -> read("cyclium.bulk.max-items", "0")).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.bulk.max-items = 0 is out of range: allowed are 1 to 100000 episodes");
+        assertThatThrownBy(() -> read("cyclium.bulk.max-items", "all")).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.bulk.max-items = \"all\" is not a whole number");
+    }
 }

@@ -185,6 +185,41 @@ class EpisodeRetriesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void an_operator_s_retry_now_starts_the_next_attempt_of_the_chain_once_even_with_no_attempt_left(Vendor vendor) {
+        TestJpa db = ownDatabase(vendor);
+        RetryEpisodes episodes = new RetryEpisodes(db);
+        EpisodeRetries retries = node(db, episodes, "n1", new RetryPolicy(1, Duration.ofSeconds(10), 1.0, Duration.ofMinutes(1),
+                0.0, Set.of()));
+        String first = episodes.started(key(), payload(), null);
+        assertThat(retries.onFinished(episodes.fail(first, "strategy_crash"))).as("1 of 1 attempts used").isEmpty();
+
+        EpisodeRetries.Started started = retries.retryNow(first).orElseThrow();
+
+        RetryEpisodes.Launched second = episodes.only();
+        assertThat(started.episodeId()).isEqualTo(second.episodeId());
+        assertThat(started.kind()).isEqualTo(RetryLauncher.Kind.CREATED);
+        assertThat(second.dedupeKey()).isEqualTo("retry:" + first + ":2");
+        assertThat(state(db, first).retriedBy()).contains(second.episodeId());
+        assertThat(state(db, first).dueAt()).isEmpty();
+        assertThat(journal(db, first).get(journal(db, first).size() - 1)[0]).isEqualTo(StepKind.RETRY_STARTED);
+
+        assertThatProblem(() -> retries.retryNow(first), "episode " + first + " was already retried as episode " + second.episodeId());
+        assertThatProblem(() -> retries.retryNow(second.episodeId()), "episode " + second.episodeId() + " is running, not failed");
+        clock.advance(Duration.ofHours(1));
+        assertThat(retries.runDue(10)).as("the timer starts nothing more").isZero();
+        assertThat(episodes.launched).hasSize(1);
+        assertThat(episodesWithKey(db, "retry:" + first + ":2")).isEqualTo(1);
+    }
+
+    private static void assertThatProblem(Runnable call, String message) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(call::run).isInstanceOfSatisfying(io.cyclium.problem.Problem.class, p -> {
+            assertThat(p.status()).isEqualTo(409);
+            assertThat(p.getMessage()).startsWith(message);
+        });
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_non_retryable_error_class_a_cancel_a_denial_and_success_end_for_good(Vendor vendor) {
         TestJpa db = ownDatabase(vendor);
         RetryEpisodes episodes = new RetryEpisodes(db);

@@ -81,6 +81,10 @@ public final class OpenApiDocument {
         r.put(io.cyclium.workflow.InstanceDetail.class, "WorkflowInstanceDetail");
         r.put(io.cyclium.workflow.StepView.class, "WorkflowStep");
         r.put(io.cyclium.workflow.TransitionRow.class, "WorkflowTransition");
+        r.put(io.cyclium.operations.BulkPreview.class, "BulkPreview");
+        r.put(io.cyclium.operations.BulkActionView.class, "BulkAction");
+        r.put(io.cyclium.operations.BulkItemView.class, "BulkItem");
+        r.put(BulkActionResource.BulkActionPage.class, "BulkActionPage");
         return Map.copyOf(r);
     }
 

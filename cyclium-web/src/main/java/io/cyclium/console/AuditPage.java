@@ -64,6 +64,7 @@ public class AuditPage extends KeysetListPage<AuditRecord> {
             case ACTOR -> PageUrl.of("actors.xhtml").with("actor", r.subjectId()).toString();
             case NODE, RECOVERY -> "actors.xhtml";
             case RETENTION -> "maintenance.xhtml";
+            case BULK -> r.subjectId() == null ? null : PageUrl.of("bulk.xhtml").with("id", r.subjectId()).toString();
         };
     }
 

@@ -29,6 +29,16 @@ public class EpisodesPage extends KeysetListPage<EpisodeView> {
     @Inject
     EpisodeService episodes;
 
+    @Inject
+    io.cyclium.operations.BulkCommands bulk;
+
+    @Inject
+    ConsoleUser user;
+
+    /** The bulk action an admin picked for the filtered episodes, and its preview (null until asked). */
+    private String bulkAction = io.cyclium.operations.BulkKind.CANCEL.wire();
+    private io.cyclium.operations.BulkPreview bulkPreview;
+
     private String actor;
     private String expectation;
     private String status;
@@ -51,6 +61,79 @@ public class EpisodesPage extends KeysetListPage<EpisodeView> {
                 EpisodeFilter.parse(actor, expectation, status, stack, env, from, to), pager.cursor(),
                 EpisodeListing.capped(pageSize)));
         pager.show(page == null ? List.of() : page.episodes(), page == null ? null : page.nextCursor());
+    }
+
+    /** Whether any filter is set: only then is a bulk action offered (never over every episode). */
+    public boolean isFiltered() {
+        return !io.cyclium.operations.BulkFilters.toMap(filterOrAny()).isEmpty();
+    }
+
+    private EpisodeFilter filterOrAny() {
+        try {
+            return EpisodeFilter.parse(actor, expectation, status, stack, env, from, to);
+        } catch (io.cyclium.problem.Problem bad) {
+            return EpisodeFilter.ANY; // the list already shows the message
+        }
+    }
+
+    /**
+     * Previews the picked bulk action over the filter the page shows (its URL's, not fields edited
+     * since): the count, the cap and the token the start confirms. Changes nothing.
+     */
+    public void previewBulk() {
+        bulkPreview = ConsoleMessages.attempt(() -> bulk.preview(io.cyclium.operations.BulkKind.parse(bulkAction),
+                io.cyclium.operations.BulkFilters.of(filterMap())));
+    }
+
+    /**
+     * Starts the previewed action, confirmed with its token (admin; audited as bulk.start); on
+     * success opens the action's page, where its progress and per-item results show.
+     */
+    public String startBulk() {
+        io.cyclium.operations.BulkPreview p = bulkPreview;
+        if (p == null || p.token() == null) {
+            ConsoleMessages.error("Preview the bulk action first.");
+            return null;
+        }
+        io.cyclium.operations.BulkActionView started = user.act(p.action() + " of " + p.count() + " episodes",
+                io.cyclium.audit.AuditAction.BULK_START, null, () -> bulk.start(io.cyclium.operations.BulkKind.parse(p.action()),
+                        io.cyclium.operations.BulkFilters.of(p.filter()), null, p.token(), user.getName()));
+        bulkPreview = null;
+        if (started == null) {
+            return null;
+        }
+        return "/bulk?faces-redirect=true&id=" + started.id();
+    }
+
+    private java.util.Map<String, String> filterMap() {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("actor", actor);
+        m.put("expectation", expectation);
+        m.put("status", status);
+        m.put("stack", stack);
+        m.put("env", env);
+        m.put("from", from);
+        m.put("to", to);
+        return m;
+    }
+
+    public List<String> getBulkActions() {
+        return Arrays.stream(io.cyclium.operations.BulkKind.values()).map(io.cyclium.operations.BulkKind::wire).toList();
+    }
+
+    public String getBulkAction() {
+        return bulkAction;
+    }
+
+    public void setBulkAction(String bulkAction) {
+        if (!java.util.Objects.equals(this.bulkAction, bulkAction)) {
+            bulkPreview = null; // a preview confirms one action only
+        }
+        this.bulkAction = bulkAction;
+    }
+
+    public io.cyclium.operations.BulkPreview getBulkPreview() {
+        return bulkPreview;
     }
 
     public List<String> getStatuses() {

@@ -99,7 +99,11 @@ interface ApiProbes {
                         .isEqualTo(401);
                 assertThat(r.body()).as(op.toString()).doesNotContain(existing).doesNotContain(NODE);
             }
-            if (!op.method().equals("get")) {
+            if (op.toString().equals("POST /bulk-actions/preview")) {
+                // a POST that changes nothing: viewers may send it (its empty filter is a 400, not a 403)
+                assertThat(send(base, op.method(), path, ConsoleUsers.viewer(), body).statusCode())
+                        .as(op + " by a viewer").isEqualTo(400);
+            } else if (!op.method().equals("get")) {
                 assertThat(send(base, op.method(), path, ConsoleUsers.viewer(), body).statusCode())
                         .as(op + " by a viewer").isEqualTo(403);
             }
@@ -227,7 +231,8 @@ interface ApiProbes {
     @Test
     default void page_sizes_are_capped_or_rejected_naming_the_limit(@ArquillianResource URL base) throws Exception {
         for (Operation op : ApiOperations.all()) {
-            if (!op.queryParams().contains("limit")) {
+            // a page of one thing (GET /bulk-actions/{id}: its items) is probed where it is tested (BulkActionApiTests)
+            if (!op.queryParams().contains("limit") || op.path().contains("{")) {
                 continue;
             }
             String path = "api" + op.path();

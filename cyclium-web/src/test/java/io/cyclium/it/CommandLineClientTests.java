@@ -279,4 +279,44 @@ interface CommandLineClientTests {
         assertThat(unreachable.exit()).isEqualTo(3);
         assertThat(unreachable.err()).contains("could not reach");
     }
+    @Test
+    @RunAsClient
+    default void the_client_previews_a_bulk_cancel_and_runs_it_only_with_yes_on_the_count_it_expects(@ArquillianResource URL base)
+            throws Exception {
+        BulkActionApiTests.Waiting w = BulkActionApiTests.waiters(base, 2);
+        String from = jakarta.json.Json.createReader(new java.io.StringReader(w.filter())).readObject().getString("from");
+        String[] filter = {"--actor", "it_actor", "--expectation", "waiter", "--status", "blocked", "--from", from};
+
+        Run preview = succeeded(cyclium(base, concat(new String[] {"bulk", "cancel"}, filter)));
+        assertThat(json(preview.out()).asJsonObject().getInt("count")).isEqualTo(2);
+        assertThat(preview.err()).contains("2 episodes match; run again with --yes to cancel exactly these");
+        Run wrongCount = cyclium(base, concat(new String[] {"bulk", "cancel"}, filter, new String[] {"--yes", "--expect", "3"}));
+        assertThat(wrongCount.exit()).as("stderr: " + wrongCount.err()).isEqualTo(1);
+        assertThat(wrongCount.err()).contains("2 episodes match now, not 3: nothing was started");
+        for (String id : w.ids()) {
+            assertThat(status(base, id)).as("a preview and a refused start change nothing").isEqualTo("blocked");
+        }
+        Run unfiltered = cyclium(base, "bulk", "cancel", "--yes");
+        assertThat(unfiltered.exit()).isEqualTo(2);
+        assertThat(unfiltered.err()).contains("needs at least one filter");
+
+        Run started = succeeded(cyclium(base, concat(new String[] {"bulk", "cancel"}, filter, new String[] {"--yes", "--expect", "2"})));
+        String actionId = json(started.out()).asJsonObject().getString("id");
+        assertThat(started.err()).contains("2 episodes match; starting cancel on exactly these");
+        BulkActionApiTests.awaitDone(base, actionId);
+        for (String id : w.ids()) {
+            assertThat(status(base, id)).isEqualTo("canceled");
+        }
+        JsonObject shown = json(succeeded(cyclium(base, "bulk", "show", actionId, "--result", "done")).out()).asJsonObject();
+        assertThat(shown.getJsonObject("action").getInt("done")).isEqualTo(2);
+        assertThat(shown.getJsonArray("items")).hasSize(2);
+        assertThat(succeeded(cyclium(base, "bulk", "list", "--limit", "50")).out()).contains(actionId);
+        Run nothingLeft = cyclium(base, concat(new String[] {"bulk", "cancel"}, filter, new String[] {"--yes"}));
+        assertThat(nothingLeft.exit()).isEqualTo(1);
+        assertThat(nothingLeft.err()).contains("no episode matches the filter");
+    }
+
+    private static String[] concat(String[]... parts) {
+        return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
+    }
 }

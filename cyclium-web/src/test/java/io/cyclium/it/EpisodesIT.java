@@ -53,7 +53,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Episodes end to end inside a real Payara Micro: triggers, dedupe, journal, checkpoints, findings, outputs. */
 @ExtendWith(ArquillianExtension.class)
-class EpisodesIT implements CommandLineClientTests {
+class EpisodesIT implements CommandLineClientTests, BulkActionApiTests {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 

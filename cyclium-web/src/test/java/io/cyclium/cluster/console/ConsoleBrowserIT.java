@@ -342,6 +342,52 @@ class ConsoleBrowserIT {
     }
 
     @Test
+    void an_admin_previews_a_bulk_cancel_on_the_filtered_episodes_confirms_it_and_follows_its_per_item_results() {
+        String from = java.time.Instant.now().minusSeconds(1).toString();
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            HttpReply started = node.post("/episodes", "{\"actor\":\"cluster_actor\",\"expectation\":\"long_fail\","
+                    + "\"payload\":{\"steps\":600,\"stepMs\":1000},\"idempotencyKey\":\"" + UUID.randomUUID() + "\"}");
+            assertThat(started.status()).as(started.body()).isEqualTo(201);
+            ids.add(started.jsonObject().getString("episodeId"));
+        }
+        logIn("admin", adminPassword());
+        browser.get(base() + "episodes.xhtml");
+        await(d -> !d.findElements(By.id("episodesForm:list")).isEmpty());
+        assertThat(browser.findElements(By.id("episodesForm:bulk"))).as("no bulk action over every episode").isEmpty();
+
+        browser.get(base() + "episodes.xhtml?actor=cluster_actor&expectation=long_fail&from=" + enc(from));
+        click("episodesForm:bulkPreview");
+        await(d -> !d.findElements(By.id("bulkCount")).isEmpty());
+        assertThat(browser.findElement(By.id("bulkCount")).getText()).startsWith("3 episodes match");
+        for (String id : ids) {
+            assertThat(node.get("/episodes/" + id).jsonObject().getJsonObject("episode").getString("status"))
+                    .as("the preview changes nothing").isEqualTo("running");
+        }
+        shot("bulk-preview");
+        click("episodesForm:bulkStart");
+        await(d -> d.findElement(By.cssSelector(".ui-confirmdialog-yes")).isDisplayed());
+        assertThat(browser.findElement(By.xpath("//div[contains(@class,'ui-dialog') and .//button[contains(@class,'ui-confirmdialog-yes')]]")).getText())
+                .contains("cancel exactly the 3 episodes previewed");
+        browser.findElement(By.cssSelector(".ui-confirmdialog-yes")).click();
+
+        await(d -> d.getCurrentUrl().contains("/bulk.xhtml?id="));
+        await(d -> "done".equals(d.findElement(By.id("bulkForm:status")).getText()));
+        assertThat(text("bulkForm:processed")).startsWith("3 of 3 episodes");
+        assertThat(text("bulkForm:done")).isEqualTo("3 done");
+        assertThat(text("bulkForm:skipped")).isEqualTo("0 skipped");
+        assertThat(browser.findElement(By.id("bulkForm:items")).getText()).contains("cancel requested: it stops at its next step");
+        assertRelativeTime(browser.findElement(By.cssSelector("#bulkForm\\:created")));
+        shot("bulk-done");
+        for (String id : ids) {
+            awaitStatus(id, "canceled");
+        }
+        String actionId = browser.getCurrentUrl().replaceFirst(".*[?&]id=([^&]+).*", "$1");
+        assertThat(node.get("/audit?action=bulk.start&subject=" + actionId).jsonArray().getValuesAs(JsonObject.class))
+                .extracting(o -> o.getString("user") + " " + o.getString("outcome")).containsExactly("admin ok");
+    }
+
+    @Test
     void a_viewer_sees_a_paused_badge_on_actors_and_workflows_but_no_pause_button() {
         assertThat(node.post("/actors/resource_monitor/pause", "").status()).isEqualTo(200);
         String workflow = node.get("/workflows").jsonArray().getJsonObject(0).getString("id");

@@ -21,8 +21,11 @@ import org.junit.jupiter.api.Test;
 
 class RefusedApiActionTest {
 
-    /** Changes the API offers that are not operator actions of the audit trail (event intake is a servlet). */
-    private static final Set<String> NOT_AUDITED = Set.of();
+    /**
+     * POSTs the API offers that change nothing, so are no operator actions of the audit trail (event
+     * intake is a servlet): a bulk action's preview (a read with a body; viewers may send it too).
+     */
+    private static final Set<String> NOT_AUDITED = Set.of("POST /bulk-actions/preview");
 
     @Test
     void every_change_the_api_offers_names_its_action_and_each_action_is_reachable() throws Exception {
