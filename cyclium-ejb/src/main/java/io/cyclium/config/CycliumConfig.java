@@ -78,7 +78,8 @@ public record CycliumConfig(
         Duration clockSkew,
         RetentionSettings retention,
         boolean tracing,
-        boolean workflowAdvanceInCommit) {
+        boolean workflowAdvanceInCommit,
+        FlowSettings flow) {
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
