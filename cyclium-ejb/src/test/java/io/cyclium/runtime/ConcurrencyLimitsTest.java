@@ -224,6 +224,29 @@ class ConcurrencyLimitsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void the_next_start_goes_to_the_key_that_started_least_recently_whatever_the_order_of_arrival(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        // two local slots, each key could use five: only the turn between keys decides who starts
+        Node n = node(db, "node-a", actor(0, keyed("work", 5)), 2, Duration.ofSeconds(60));
+        List<String> a = new ArrayList<>();
+        List<String> b = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            a.add(n.fire("work", "tenant-a", null).episodeId());
+        }
+        for (int i = 0; i < 10; i++) {
+            b.add(n.fire("work", "tenant-b", null).episodeId());
+        }
+        n.timers().runDue();
+        assertThat(n.started()).as("one of each, not two of the first to arrive").containsExactly(a.get(0), b.get(0));
+
+        finish(db, n, a.get(0));
+        finish(db, n, b.get(0));
+        finish(db, n, a.get(1));
+        assertThat(n.started()).containsExactly(a.get(0), b.get(0), a.get(1), b.get(1), a.get(2));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void queued_work_starts_in_priority_order_and_aging_lets_long_waiting_low_priority_work_through(Vendor vendor) {
         TestJpa db = own.open(vendor);
         Node n = node(db, "node-a", actor(0, prioritized("work")), 1, Duration.ofSeconds(60));

@@ -166,7 +166,9 @@ class ConcurrencyLimitClusterIT {
                     + " (a full bucket of 5 plus 5 refilled)%n", vendor(), events, span, (events - 1) / span, mostInASecond);
             // a bucket of 5 refilled at 5/s: after the first 5, 25 more need at least 5 s
             assertThat(span).as("seconds from the first start to the last").isGreaterThanOrEqualTo(4.8);
-            assertThat(mostInASecond).as("starts in any one second").isLessThanOrEqualTo(10);
+            // 5 + 5 per second; one more for the lag between taking a token and the first journal row (how a
+            // start is seen here), which can bring two starts closer together than their tokens were
+            assertThat(mostInASecond).as("starts in any one second").isLessThanOrEqualTo(11);
         }
 
         private static void post(ClusterNode node, String id, String tenant, int priority) {
