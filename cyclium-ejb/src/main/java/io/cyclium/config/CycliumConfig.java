@@ -79,7 +79,35 @@ public record CycliumConfig(
         RetentionSettings retention,
         boolean tracing,
         boolean workflowAdvanceInCommit,
+        EpisodeExecutor episodeExecutor,
         FlowSettings flow) {
+
+    /** What runs episode tasks: {@code cyclium.episode.executor}. */
+    public enum EpisodeExecutor {
+        /** A pool of threads from the container's ManagedThreadFactory (the default). */
+        THREADS("threads"),
+        /** Cyclium's own ManagedExecutorService, defined without context propagation but the application's. */
+        MANAGED("managed");
+
+        private final String wireName;
+
+        EpisodeExecutor(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+
+        public static java.util.Optional<EpisodeExecutor> parse(String raw) {
+            for (EpisodeExecutor e : values()) {
+                if (e.wireName.equalsIgnoreCase(raw.trim())) {
+                    return java.util.Optional.of(e);
+                }
+            }
+            return java.util.Optional.empty();
+        }
+    }
 
     /** Heartbeat interval: a third of the lease, so two missed ticks still leave the lease alive. */
     public Duration heartbeatInterval() {
@@ -95,6 +123,6 @@ public record CycliumConfig(
                 + ", leaseSeconds=" + leaseSeconds + ", staleAfter=" + staleAfter
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
                 + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing
-                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + "]";
+                + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + ", episodeExecutor=" + episodeExecutor.wireName() + "]";
     }
 }

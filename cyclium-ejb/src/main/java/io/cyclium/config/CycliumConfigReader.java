@@ -42,6 +42,9 @@ public final class CycliumConfigReader {
     public static final String JITTER_MAX_MS = "cyclium.episode.jitter-max-ms";
     public static final String MAX_CONCURRENT = "cyclium.episode.max-concurrent-default";
     public static final String EXECUTOR_THREADS = "cyclium.episode.executor-threads";
+    public static final String EPISODE_EXECUTOR = "cyclium.episode.executor";
+    /** The threads of the ManagedExecutorService the application defines (its maxAsync, fixed at build time). */
+    public static final int MANAGED_EXECUTOR_MAX_THREADS = 32;
     public static final String GROUP_COMMIT_MAX = "cyclium.episode.group-commit-max";
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
     public static final String CONCURRENCY_RECHECK_MS = "cyclium.concurrency.recheck-ms";
@@ -138,6 +141,21 @@ public final class CycliumConfigReader {
         int jitter = (int) number(JITTER_MAX_MS, 200, 0, 10_000, "milliseconds");
         int maxConcurrent = (int) number(MAX_CONCURRENT, 3, 1, 1_000, "episodes");
         int executorThreads = (int) number(EXECUTOR_THREADS, 32, 1, 1_000, "threads");
+        CycliumConfig.EpisodeExecutor episodeExecutor = CycliumConfig.EpisodeExecutor.THREADS;
+        Optional<String> rawExecutor = text(EPISODE_EXECUTOR);
+        if (rawExecutor.isPresent()) {
+            Optional<CycliumConfig.EpisodeExecutor> parsed = CycliumConfig.EpisodeExecutor.parse(rawExecutor.get());
+            if (parsed.isEmpty()) {
+                problems.add(EPISODE_EXECUTOR + " = \"" + printable(rawExecutor.get()) + "\" is not an executor: allowed are threads, managed");
+            } else {
+                episodeExecutor = parsed.get();
+            }
+        }
+        if (episodeExecutor == CycliumConfig.EpisodeExecutor.MANAGED && executorThreads > MANAGED_EXECUTOR_MAX_THREADS) {
+            problems.add(EXECUTOR_THREADS + " = " + executorThreads + " with " + EPISODE_EXECUTOR + " = managed: allowed are 1 to "
+                    + MANAGED_EXECUTOR_MAX_THREADS + " (the managed executor's maxAsync, fixed when the application is built);"
+                    + " use " + EPISODE_EXECUTOR + " = threads for more");
+        }
         int groupCommitMax = (int) number(GROUP_COMMIT_MAX, 64, 1, 10_000, "writes");
         int groupCommitWriters = (int) number(GROUP_COMMIT_WRITERS, 1, 1, 64, "threads");
         long skew = number(CLOCK_SKEW_MS, 0, -86_400_000L, 86_400_000L, "milliseconds");
@@ -156,7 +174,7 @@ public final class CycliumConfigReader {
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
                 shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing,
-                advanceInCommit, flow);
+                advanceInCommit, episodeExecutor, flow);
     }
 
     private RetentionSettings retention() {

@@ -64,6 +64,13 @@ public class ActorHost {
 
     private static final Logger LOG = Logger.getLogger(ActorHost.class.getName());
 
+    /** Cyclium's ManagedExecutorService for episode tasks (defined on {@link ActorBootstrap}). */
+    public static final String EPISODE_EXECUTOR = "java:app/cyclium/EpisodeExecutor";
+    /** The most tasks it runs at once (a definition's limit is fixed when the application is built). */
+    public static final int EPISODE_EXECUTOR_MAX_ASYNC = io.cyclium.config.CycliumConfigReader.MANAGED_EXECUTOR_MAX_THREADS;
+    /** Its context: the application's only. */
+    public static final String EPISODE_CONTEXT = "java:app/cyclium/EpisodeContext";
+
     @Inject
     CycliumConfig config;
 
@@ -162,7 +169,9 @@ public class ActorHost {
                         return advancement.advances();
                     }
                 });
-        episodeThreads = EpisodeThreads.start(threadFactory, config.executorThreads());
+        episodeThreads = config.episodeExecutor() == CycliumConfig.EpisodeExecutor.MANAGED
+                ? new BoundedManagedExecutor(managedExecutor(), config.executorThreads())
+                : EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));
@@ -195,7 +204,18 @@ public class ActorHost {
         pauses.onChange(() -> runtimes.values().forEach(ActorRuntime::wake));
         runtimes.values().forEach(schedules::arm);
         LOG.info(() -> "Cyclium node " + identity.name() + " runs actors " + runtimes.keySet()
-                + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy));
+                + (notRunningWhy.isEmpty() ? "" : "; not here: " + notRunningWhy) + "; episode tasks on "
+                + (config.episodeExecutor() == CycliumConfig.EpisodeExecutor.MANAGED ? EPISODE_EXECUTOR + ", at most "
+                        : "a pool of managed threads, ") + config.executorThreads() + " at once");
+    }
+
+    private static jakarta.enterprise.concurrent.ManagedExecutorService managedExecutor() {
+        try {
+            return javax.naming.InitialContext.doLookup(EPISODE_EXECUTOR);
+        } catch (javax.naming.NamingException e) {
+            throw new IllegalStateException("cyclium.episode.executor=managed, but the container has no " + EPISODE_EXECUTOR
+                    + " (defined by the application on ActorBootstrap): " + e, e);
+        }
     }
 
     /**

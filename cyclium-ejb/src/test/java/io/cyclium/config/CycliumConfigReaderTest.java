@@ -87,6 +87,7 @@ class CycliumConfigReaderTest {
         "cyclium.episode.shutdown-ms       | -1      | cyclium.episode.shutdown-ms = -1 is out of range",
         "cyclium.episode.group-commit-max  | 0       | cyclium.episode.group-commit-max = 0 is out of range: allowed are 1 to 10000 writes",
         "cyclium.episode.group-commit-writers | 65   | cyclium.episode.group-commit-writers = 65 is out of range: allowed are 1 to 64 threads",
+        "cyclium.episode.executor          | vthreads | cyclium.episode.executor = \"vthreads\" is not an executor: allowed are threads, managed",
         "cyclium.schema.migrate            | yes     | cyclium.schema.migrate = \"yes\" is not a boolean: allowed are true | false",
         "cyclium.console.admin-password    | short   | cyclium.console.admin-password is too short (5 characters)",
         "cyclium.console.viewer-password   | tiny    | cyclium.console.viewer-password is too short (4 characters)",
@@ -160,6 +161,17 @@ class CycliumConfigReaderTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("cyclium.work-claims.lease-seconds = 4 gives a heartbeat every 1333 ms")
                 .hasMessageContaining("allowed are leases of at least 6 seconds");
+    }
+
+    @Test
+    void episodes_run_on_the_thread_pool_unless_the_managed_executor_is_chosen_whose_threads_are_bounded() {
+        assertThat(read().episodeExecutor()).isEqualTo(CycliumConfig.EpisodeExecutor.THREADS);
+        assertThat(read("cyclium.episode.executor", " Managed ").episodeExecutor()).isEqualTo(CycliumConfig.EpisodeExecutor.MANAGED);
+        assertThat(read("cyclium.episode.executor", "managed", "cyclium.episode.executor-threads", "32").executorThreads()).isEqualTo(32);
+        assertThatThrownBy(() -> read("cyclium.episode.executor", "managed", "cyclium.episode.executor-threads", "33"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.episode.executor-threads = 33 with cyclium.episode.executor = managed: allowed are 1 to 32");
+        assertThat(read("cyclium.episode.executor", "threads", "cyclium.episode.executor-threads", "200").executorThreads()).isEqualTo(200);
     }
 
     @Test

@@ -37,10 +37,11 @@ class EarSmokeIT {
     static final Pattern DEDUPE_KEY = Pattern.compile("\"dedupeKey\":\"([^\"]+)\"");
     private static final int SLOW_EPISODES = 3;
 
+    /** Also {@code cyclium.episode.executor=managed}: episodes on the ManagedExecutorService the application defines. */
     @Test
     @Tag("matrix")
     void payara_server_on_h2() {
-        smoke("payara", Kind.H2);
+        smoke("payara", Kind.H2, false, true);
     }
 
     /**
@@ -77,10 +78,11 @@ class EarSmokeIT {
         smoke("micro", Kind.MARIADB);
     }
 
+    /** Also {@code cyclium.episode.executor=managed}: episodes on the ManagedExecutorService the application defines. */
     @Test
     @Tag("matrix")
     void wildfly_on_h2() {
-        smoke("wildfly", Kind.H2);
+        smoke("wildfly", Kind.H2, false, true);
     }
 
     /** In CI: the one full server there (99 s at load 8-10, 170 s at 10-15), with JBeret's JDBC job repository. */
@@ -126,6 +128,10 @@ class EarSmokeIT {
     }
 
     private void smoke(String kind, Kind dbKind, boolean serverRealm) {
+        smoke(kind, dbKind, serverRealm, false);
+    }
+
+    private void smoke(String kind, Kind dbKind, boolean serverRealm, boolean managedExecutor) {
         String cell = kind + "-" + dbKind.name().toLowerCase(Locale.ROOT);
         Path dir = SERVERS.resolve("runs").resolve(cell + "-" + UUID.randomUUID().toString().substring(0, 6));
         Instant begin = Instant.now();
@@ -136,7 +142,8 @@ class EarSmokeIT {
                      "cyclium.recovery.initial-delay-ms", "2000",
                      "cyclium.recovery.interval-ms", "1000",
                      "cyclium.recovery.stale-after-ms", "120000",
-                     "cyclium.episode.shutdown-ms", "3000"))) {
+                     "cyclium.episode.shutdown-ms", "3000",
+                     "cyclium.episode.executor", managedExecutor ? "managed" : "threads"))) {
             Path ear = smokeArchive(kind, dir);
             String viewerPassword = "viewer-" + UUID.randomUUID();
             if (serverRealm) {
@@ -158,6 +165,8 @@ class EarSmokeIT {
                     .as("applied migrations on " + db).isEqualTo(migrations);
 
             String key = eventEpisodeIsDone(server, db, "smoke-1");
+            assertThat(text(server.serverLog())).as("the executor the node says it runs episodes on")
+                    .contains(managedExecutor ? "episode tasks on java:app/cyclium/EpisodeExecutor" : "episode tasks on a pool of managed threads");
             assertThat(db.count("SELECT COUNT(*) FROM cyclium_episode_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
                     + " WHERE e.dedupe_key = ?", key)).as("journal of the event's episode").isGreaterThanOrEqualTo(2);
 
@@ -395,6 +404,14 @@ class EarSmokeIT {
             properties.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
             Files.writeString(file, text);
             return file;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String text(Path file) {
+        try {
+            return java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

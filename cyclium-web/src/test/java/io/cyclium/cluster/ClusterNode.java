@@ -395,6 +395,24 @@ public final class ClusterNode {
         return process.pid();
     }
 
+    /** The names of the node's live threads, from a thread dump (jcmd of the JDK running the test). */
+    public java.util.List<String> threadNames() {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    String.valueOf(pid()), "Thread.print").redirectErrorStream(true).start();
+            String dump = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!jcmd.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+                throw new IllegalStateException("jcmd Thread.print of " + name + " failed: " + dump);
+            }
+            return dump.lines().filter(l -> l.startsWith("\"")).map(l -> l.substring(1, l.indexOf('"', 1))).toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Time from process start to the first good answer of the last (re)start; null before that. */
     public Duration lastBoot() {
         return lastBoot;
