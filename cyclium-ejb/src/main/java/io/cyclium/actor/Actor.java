@@ -29,6 +29,23 @@ public @interface Actor {
     /** Episodes of this actor running at once on one node; 0 = {@code cyclium.episode.max-concurrent-default}. */
     int maxConcurrentEpisodes() default 0;
 
+    /**
+     * Episodes of this actor running at once across the whole cluster (every node on the database);
+     * 0 = no such limit. Enforced on the database: an episode takes a slot before it starts and
+     * waits, stored and queued, while all are taken. Counts on top of {@link #maxConcurrentEpisodes}.
+     */
+    int clusterMaxConcurrentEpisodes() default 0;
+
+    /**
+     * Episodes of this actor that may start per {@link #ratePeriodMs}, cluster-wide (a token bucket on
+     * the database clock: a burst of this many after a quiet period, then evenly spread); 0 = none.
+     * The excess is stored and queued, never dropped, and starts when its token is due.
+     */
+    int rateLimit() default 0;
+
+    /** The period of {@link #rateLimit}, in milliseconds. */
+    long ratePeriodMs() default 1_000;
+
     /** What happens to a trigger when every slot is busy. */
     Overflow overflow() default Overflow.QUEUE;
 

@@ -58,12 +58,18 @@ public final class ActorDeclarations {
             }
             expectation(actor.id(), e, at, problems).ifPresent(expectations::add);
         }
+        rate(where, actor.rateLimit(), actor.ratePeriodMs(), problems);
+        if (actor.clusterMaxConcurrentEpisodes() < 0) {
+            problems.add(where + ": clusterMaxConcurrentEpisodes = " + actor.clusterMaxConcurrentEpisodes()
+                    + " must be 0 (no cluster-wide limit) or more");
+        }
         if (problems.size() > before) {
             return Optional.empty();
         }
         return Optional.of(new ActorDefinition(actor.id(), beanClass, actor.maxConcurrentEpisodes(), actor.overflow(),
                 new LinkedHashSet<>(Arrays.asList(actor.stacks())), actor.specRev().isBlank() ? null : actor.specRev(),
-                List.copyOf(expectations)));
+                List.copyOf(expectations), actor.clusterMaxConcurrentEpisodes(), actor.rateLimit(),
+                Duration.ofMillis(actor.ratePeriodMs())));
     }
 
     /** Validates a set of actor classes together (ids must be unique across them). */
@@ -160,6 +166,18 @@ public final class ActorDeclarations {
         if (!(r.jitter() >= 0.0 && r.jitter() <= 1.0)) {
             problems.add(at + ": retry.jitter = " + r.jitter() + " must be between 0 and 1");
         }
+        boolean keyed = !e.concurrencyKey().isBlank();
+        if (keyed && e.concurrencyLimit() < 1) {
+            problems.add(at + ": concurrencyKey = \"" + e.concurrencyKey() + "\" needs concurrencyLimit of at least 1, not "
+                    + e.concurrencyLimit());
+        }
+        if (!keyed && e.concurrencyLimit() != 0) {
+            problems.add(at + ": concurrencyLimit = " + e.concurrencyLimit() + " needs a concurrencyKey (the payload field"
+                    + " whose value the limit is per)");
+        }
+        fieldPath(at, "concurrencyKey", e.concurrencyKey(), problems);
+        rate(at, e.rateLimit(), e.ratePeriodMs(), problems);
+        fieldPath(at, "priorityField", e.priorityField(), problems);
         if (problems.size() > before) {
             return Optional.empty();
         }
@@ -171,7 +189,25 @@ public final class ActorDeclarations {
                 new Budget(e.maxSteps(), Duration.ofMillis(e.maxWallMs())), e.circuitBreakerThreshold(),
                 Duration.ofMillis(e.circuitBreakerHalfOpenAfterMs()),
                 e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds()), retry,
-                e.version().isEmpty() ? null : e.version()));
+                e.version().isEmpty() ? null : e.version(),
+                new FlowControl(e.concurrencyKey(), e.concurrencyLimit(), e.priority(), e.priorityField(), e.rateLimit(),
+                        Duration.ofMillis(e.ratePeriodMs()))));
+    }
+
+    private static void rate(String at, int limit, long periodMs, List<String> problems) {
+        if (limit < 0) {
+            problems.add(at + ": rateLimit = " + limit + " must be 0 (none) or more");
+        }
+        if (limit > 0 && periodMs < 1) {
+            problems.add(at + ": ratePeriodMs = " + periodMs + " must be at least 1");
+        }
+    }
+
+    private static void fieldPath(String at, String name, String path, List<String> problems) {
+        if (!path.isBlank() && !path.matches("(\\$\\.)?[^.\\s]+(\\.[^.\\s]+)*")) {
+            problems.add(at + ": " + name + " = \"" + path + "\" is not a payload field path: allowed are dotted names"
+                    + " such as tenant or $.order.region");
+        }
     }
 
     private static void nonNegative(String at, String name, long value, List<String> problems) {

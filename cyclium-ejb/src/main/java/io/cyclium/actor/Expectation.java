@@ -75,4 +75,35 @@ public @interface Expectation {
      * from an old one's checkpoints.
      */
     String version() default "";
+
+    /**
+     * Payload field (dotted path, an optional leading {@code $.}) whose value is this expectation's
+     * concurrency key: with {@link #concurrencyLimit} at most that many of its episodes run at once
+     * per key value across the whole cluster. Empty = no key. Queued work of other keys is not held
+     * up by a key at its limit (the next start goes to the key that started least recently).
+     */
+    String concurrencyKey() default "";
+
+    /** Episodes running at once per {@link #concurrencyKey} value, cluster-wide; needs a key, at least 1. */
+    int concurrencyLimit() default 0;
+
+    /** Priority of this expectation's episodes in the queue (higher starts first); see {@link #priorityField}. */
+    int priority() default 0;
+
+    /**
+     * Payload field (dotted path) holding an integer priority for the trigger, which overrides
+     * {@link #priority} when present: an event's field, a manual start's payload, a workflow
+     * step's input. Empty = only {@link #priority}.
+     */
+    String priorityField() default "";
+
+    /**
+     * Episodes of this expectation that may start per {@link #ratePeriodMs}, cluster-wide (a token
+     * bucket on the database clock); 0 = none. The excess is stored and queued (never dropped) and
+     * starts when its token is due; a restart of an episode that already started takes none.
+     */
+    int rateLimit() default 0;
+
+    /** The period of {@link #rateLimit}, in milliseconds. */
+    long ratePeriodMs() default 1_000;
 }

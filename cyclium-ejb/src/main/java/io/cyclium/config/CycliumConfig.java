@@ -46,6 +46,7 @@ import java.util.Optional;
  *                               advances its instance in its transaction (the default; false: after the commit,
  *                               from the terminal event, in transactions of their own)
  * @param bulkMaxItems           most episodes one bulk action takes ({@code cyclium.bulk.max-items})
+ * @param flow                   concurrency limits' recheck interval and priority aging ({@code cyclium.concurrency.*}, {@code cyclium.priority.*})
  */
 public record CycliumConfig(
         Optional<String> nodeIdentity,
@@ -81,7 +82,8 @@ public record CycliumConfig(
         boolean tracing,
         boolean workflowAdvanceInCommit,
         EpisodeExecutor episodeExecutor,
-        int bulkMaxItems) {
+        int bulkMaxItems,
+        FlowSettings flow) {
 
     /** What runs episode tasks: {@code cyclium.episode.executor}. */
     public enum EpisodeExecutor {

@@ -47,6 +47,8 @@ public final class CycliumConfigReader {
     public static final int MANAGED_EXECUTOR_MAX_THREADS = 32;
     public static final String GROUP_COMMIT_MAX = "cyclium.episode.group-commit-max";
     public static final String GROUP_COMMIT_WRITERS = "cyclium.episode.group-commit-writers";
+    public static final String CONCURRENCY_RECHECK_MS = "cyclium.concurrency.recheck-ms";
+    public static final String PRIORITY_AGING_SECONDS = "cyclium.priority.aging-seconds";
     public static final String WORKFLOW_ADVANCE_IN_COMMIT = "cyclium.workflow.advance-in-commit";
     public static final String ADMIN_PASSWORD = "cyclium.console.admin-password";
     public static final String SECURITY_IDENTITY = "cyclium.security.identity";
@@ -165,6 +167,8 @@ public final class CycliumConfigReader {
         Optional<OidcSettings> oidc = oidc(identitySource);
         int failedLogins = (int) number(FAILED_LOGINS_BEFORE_DELAY, 3, 1, 1_000, "failed logins");
         int bulkMaxItems = (int) number(BULK_MAX_ITEMS, 10_000, 1, 100_000, "episodes");
+        FlowSettings flow = new FlowSettings(millis(CONCURRENCY_RECHECK_MS, FlowSettings.DEFAULTS.recheck().toMillis(), 50, 60_000L),
+                Duration.ofSeconds(number(PRIORITY_AGING_SECONDS, FlowSettings.DEFAULTS.aging().toSeconds(), 0, 86_400L, "seconds")));
 
         if (!problems.isEmpty()) {
             throw new InvalidConfigurationException(problems);
@@ -172,7 +176,7 @@ public final class CycliumConfigReader {
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
                 shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing,
-                advanceInCommit, episodeExecutor, bulkMaxItems);
+                advanceInCommit, episodeExecutor, bulkMaxItems, flow);
     }
 
     private RetentionSettings retention() {

@@ -104,6 +104,12 @@ public class EpisodeEntity {
     @Column(name = "trace_parent")
     public String traceParent;
 
+    @Column(name = "concurrency_key")
+    public String concurrencyKey;
+
+    @Column(name = "priority")
+    public Integer priority;
+
     @Column(name = "queued_at")
     public LocalDateTime queuedAt;
 

@@ -81,6 +81,13 @@ public class EpisodeStore {
             // only for a versioned expectation: an unversioned one's statement keeps its shape
             columns.put("expectation_version", e.expectationVersion());
         }
+        if (e.concurrencyKey() != null) {
+            // only under a declared limit, as above
+            columns.put("concurrency_key", e.concurrencyKey());
+        }
+        if (e.priority() != 0) {
+            columns.put("priority", e.priority());
+        }
         columns.put("queued_at", e.queued() ? NativeSql.raw(now()) : null);
         columns.put("started_at", NativeSql.raw(now()));
         columns.put("updated_at", NativeSql.raw(now()));

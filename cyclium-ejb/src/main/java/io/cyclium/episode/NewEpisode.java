@@ -10,11 +10,21 @@ import java.util.Objects;
  * {@code queued} when it waits for a slot. {@code traceParent} is the W3C traceparent its runs
  * start their spans under (null when tracing is off). {@code expectationVersion} is the version of
  * the expectation it starts with ({@code @Expectation(version)}; null when unversioned): recovery
- * resumes it only where that version is deployed.
+ * resumes it only where that version is deployed. {@code concurrencyKey} is its key under its
+ * expectation's cluster-wide limit (null: none declared), {@code priority} its place in a queue.
  */
 public record NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
         String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
-        String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent, String expectationVersion) {
+        String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent, String expectationVersion,
+        String concurrencyKey, int priority) {
+
+    /** Without a concurrency key, priority 0. */
+    public NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
+            String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
+            String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent, String expectationVersion) {
+        this(id, actorId, expectationId, specRev, trigger, dedupeKey, maxAttempts, budget, runNode, queued, sourceStack,
+                sourceEnv, workflowInstanceId, workflowStepId, traceParent, expectationVersion, null, 0);
+    }
 
     /** An unversioned expectation's episode. */
     public NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,

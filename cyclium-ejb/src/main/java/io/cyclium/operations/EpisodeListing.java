@@ -23,9 +23,16 @@ public final class EpisodeListing {
     public static final int MAX_PAGE = 200;
 
     private final DatabaseVendor vendor;
+    private final ConcurrencyWaits waits;
 
     public EpisodeListing(DatabaseVendor vendor) {
+        this(vendor, null);
+    }
+
+    /** Explaining with {@code waits} why queued episodes wait for a cluster-wide limit (null: not at all). */
+    public EpisodeListing(DatabaseVendor vendor, ConcurrencyWaits waits) {
         this.vendor = Objects.requireNonNull(vendor, "vendor");
+        this.waits = waits;
     }
 
     /** Page size as served: at least 1, at most {@link #MAX_PAGE}. */
@@ -38,7 +45,8 @@ public final class EpisodeListing {
         // one row more than the page tells whether another page follows, without counting
         @SuppressWarnings("unchecked")
         List<EpisodeEntity> rows = statement(filter, after, n + 1).query(em, EpisodeEntity.class).getResultList();
-        List<EpisodeView> page = rows.stream().limit(n).map(EpisodeView::of).toList();
+        List<EpisodeEntity> shown = rows.stream().limit(n).toList();
+        List<EpisodeView> page = waits == null ? shown.stream().map(EpisodeView::of).toList() : waits.views(em, shown);
         String next = rows.size() > n ? EpisodeCursor.after(page.get(n - 1)).encode() : null;
         return new EpisodePage(page, next);
     }

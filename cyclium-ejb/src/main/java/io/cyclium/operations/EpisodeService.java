@@ -87,6 +87,15 @@ public class EpisodeService {
      */
     public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey,
             ActorRuntime.Scope scope) {
+        return startManual(actorId, expectationId, payload, idempotencyKey, scope, null);
+    }
+
+    /**
+     * {@link #startManual(String, String, JsonObject, String, ActorRuntime.Scope)} at {@code priority}
+     * (null: the expectation's), its place among queued work of its actor.
+     */
+    public FireResult startManual(String actorId, String expectationId, JsonObject payload, String idempotencyKey,
+            ActorRuntime.Scope scope, Integer priority) {
         if (actorId == null || actorId.isBlank()) {
             throw Problem.invalid("actor", "actor is required");
         }
@@ -114,7 +123,7 @@ public class EpisodeService {
                     + " stored: start it on another node");
         }
         FireResult result;
-        FireRequest request = FireRequest.of(exp, trigger, key, true).in(scope);
+        FireRequest request = FireRequest.of(exp, trigger, key, true).in(scope).atPriority(priority);
         try {
             // The insert joins this transaction (the runtime's outbox path, Tx#inCallerTransaction),
             // so an operator's audit row commits with the episode it started; the episode runs once
@@ -170,9 +179,17 @@ public class EpisodeService {
             ClaimQueries.ClaimRow claim = new ClaimQueries(vendor).find(em, EpisodeClaimKey.of(e.dedupeKey, e.id))
                     .orElse(null);
             EpisodeRetryQueries.RetryState retry = new EpisodeRetryQueries().state(em, id);
-            return new EpisodeDetail(EpisodeView.of(e), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim,
+            return new EpisodeDetail(waits().views(em, List.of(e)).get(0), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim,
                     retry.dueAt().orElse(null), retry.retriedBy().orElse(null));
         });
+    }
+
+    /** Why queued episodes wait, from the limits deployed on this node. */
+    private ConcurrencyWaits waits() {
+        return new ConcurrencyWaits(vendor, (actor, expectation, key) -> host.runtime(actor)
+                .map(rt -> rt.limitsOf(expectation, key == null ? io.cyclium.actor.FlowControl.NO_KEY : key))
+                .orElse(List.of()), (actor, expectation) -> host.runtime(actor).map(rt -> rt.ratesOf(expectation))
+                .orElse(List.of()));
     }
 
     /** Newest first, at most {@link EpisodeListing#MAX_PAGE}; every filter is optional; the status must be a known one. */
@@ -190,7 +207,7 @@ public class EpisodeService {
             throw Problem.invalid("limit", "limit must be at least 1, was " + limit);
         }
         EpisodeCursor after = EpisodeCursor.decode(cursor);
-        EpisodeListing listing = new EpisodeListing(vendor);
+        EpisodeListing listing = new EpisodeListing(vendor, waits());
         return tx.inNewTransaction(em -> listing.page(em, filter, after, limit));
     }
 

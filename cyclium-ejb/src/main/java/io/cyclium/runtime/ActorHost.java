@@ -175,6 +175,7 @@ public class ActorHost {
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));
+        ConcurrencyGate concurrency = new ClusterConcurrency(tx, vendor, identity.name());
         for (ActorDefinition def : discovery.definitions()) {
             if (!config.demoEnabled() && def.beanClass().getName().startsWith("io.cyclium.demo.")) {
                 notRunningWhy.put(def.id(), "demo actors are off (cyclium.demo.enabled=false)");
@@ -189,7 +190,9 @@ public class ActorHost {
             String actorId = def.id();
             ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
                     identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing))
-                    .pausedBy(pauses);
+                    .pausedBy(pauses)
+                    // only an actor that declares a limit or priorities: the others' path is as it was
+                    .limitedBy(concurrency, config.flow().recheck(), config.flow().aging());
             runtimes.put(def.id(), rt);
         }
         // the table before the first trigger: a node starting while something is paused holds it from the start

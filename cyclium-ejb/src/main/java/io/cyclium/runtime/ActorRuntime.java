@@ -23,6 +23,7 @@ import io.cyclium.telemetry.Telemetry;
 import io.cyclium.telemetry.Tracing;
 import io.cyclium.timing.Jitter;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -77,6 +78,8 @@ public final class ActorRuntime {
     private final Map<String, CircuitBreaker> breakers = new HashMap<>();
     private volatile boolean accepting = true;
     private volatile PauseCheck pauses = PauseCheck.NONE;
+    private volatile ConcurrencyGate gate = ConcurrencyGate.NONE;
+    private volatile java.util.concurrent.ScheduledFuture<?> recheck;
 
     public ActorRuntime(ActorDefinition definition, int maxConcurrent, EpisodeLauncher launcher, Context context) {
         this.definition = definition;
@@ -93,6 +96,7 @@ public final class ActorRuntime {
         // read from memory at scrape time; a runtime built again (redeploy) takes the series over
         context.telemetry().gauge("episode_queued", this::queuedCount, "actor", definition.id());
         context.telemetry().gauge("episode_running", this::activeCount, "actor", definition.id());
+        context.telemetry().gauge("episode_waiting", this::heldCount, "actor", definition.id(), "reason", "pause");
     }
 
     public ActorDefinition definition() {
@@ -108,6 +112,105 @@ public final class ActorRuntime {
         this.pauses = check;
         slots.pausedBy(check);
         return this;
+    }
+
+    /**
+     * Turns on this actor's flow control when it declares any (a cluster-wide limit, a
+     * concurrency key, priorities; nothing changes otherwise): queued work starts by fairness over
+     * keys and priority aged by {@code aging}, work under a limit takes a slot through {@code gate}
+     * first, and every {@code recheck} the queue tries again what waits for a limit (a slot freed on
+     * another node tells this one nothing).
+     */
+    public ActorRuntime limitedBy(ConcurrencyGate gate, Duration recheck, Duration aging) {
+        slots.aging(context.clock(), aging);
+        if (!definition.flowControlled()) {
+            return this;
+        }
+        this.gate = gate;
+        ScheduledExecutorService timers = context.timers();
+        slots.flowControlled(gate, context.clock(), aging, task -> timers.execute(() -> BackgroundPass.run("admission",
+                new String[] {"actor", definition.id()}, LOG, context.telemetry(),
+                () -> "Admission of actor " + definition.id() + " failed; the next pass tries again", task)));
+        boolean limits = definition.clusterMaxConcurrent() > 0 || definition.rateLimited()
+                || definition.expectations().stream().anyMatch(e -> e.flow().limited() || e.flow().rateLimited());
+        if (limits) {
+            armRecheck(Math.max(1, recheck.toMillis()));
+        }
+        context.telemetry().gauge("episode_waiting", slots::waitingForLimitCount, "actor", definition.id(), "reason",
+                "concurrency_limit");
+        context.telemetry().gauge("episode_waiting", slots::waitingForRateCount, "actor", definition.id(), "reason",
+                "rate_limit");
+        return this;
+    }
+
+    /**
+     * The pass that tries again what waits for a cluster-wide limit: a one-shot timer that arms the
+     * next when it ends (so a slow pass never overlaps the next), until the runtime stops.
+     */
+    private void armRecheck(long every) {
+        if (!accepting) {
+            return;
+        }
+        recheck = context.timers().schedule(() -> {
+            BackgroundPass.run("admission", new String[] {"actor", definition.id()}, LOG, context.telemetry(),
+                    () -> "Admission of actor " + definition.id() + " failed; the next pass tries again", () -> {
+                        if (slots.waitingForLimits()) {
+                            slots.drain();
+                        }
+                    });
+            armRecheck(every);
+        }, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** The cluster-wide limits an episode of {@code exp} with concurrency key {@code key} must take a slot of. */
+    private List<ConcurrencySlot> limitsOf(ExpectationDefinition exp, String key) {
+        List<ConcurrencySlot> limits = new ArrayList<>(2);
+        if (key != null && exp.flow().limited()) {
+            limits.add(ConcurrencySlot.ofKey(definition.id(), exp.id(), key, exp.flow().concurrencyLimit()));
+        }
+        if (definition.clusterMaxConcurrent() > 0) {
+            limits.add(ConcurrencySlot.ofActor(definition.id(), definition.clusterMaxConcurrent()));
+        }
+        return limits;
+    }
+
+    /**
+     * The cluster-wide limits an episode of {@code expectationId} with {@code key} waits for (empty:
+     * none declared, or no such expectation here): what the console explains a wait with.
+     */
+    public List<ConcurrencySlot> limitsOf(String expectationId, String key) {
+        return definition.expectation(expectationId).map(e -> limitsOf(e, key)).orElse(List.of());
+    }
+
+    /** The rate limits the first start of an episode of {@code exp} takes a token of. */
+    private List<RateLimit> ratesOf(ExpectationDefinition exp) {
+        List<RateLimit> rates = new ArrayList<>(2);
+        if (exp.flow().rateLimited()) {
+            rates.add(RateLimit.ofExpectation(definition.id(), exp.id(), exp.flow().rateLimit(), exp.flow().ratePeriod()));
+        }
+        if (definition.rateLimited()) {
+            rates.add(RateLimit.ofActor(definition.id(), definition.rateLimit(), definition.ratePeriod()));
+        }
+        return rates;
+    }
+
+    /**
+     * A restart, resume or dispatch of an episode of {@code expectationId}: its concurrency limits
+     * (the key read from its row when it has one) and, for a first start (a trigger-only node's
+     * dispatch), its rate limits; a run that continues takes no token again.
+     */
+    private SlotQueue.Pending restartOf(SlotQueue.Pending p) {
+        if (gate == ConcurrencyGate.NONE || p.expectationId() == null) {
+            return p;
+        }
+        Optional<ExpectationDefinition> exp = definition.expectation(p.expectationId());
+        if (exp.isEmpty() || !definition.limited(exp.get()) && !definition.rateLimited(exp.get())
+                && !exp.get().flow().prioritized()) {
+            return p;
+        }
+        String key = exp.get().flow().limited() ? gate.keyOf(p.episodeId()) : null;
+        return p.limitedBy(limitsOf(exp.get(), key == null && exp.get().flow().limited() ? io.cyclium.actor.FlowControl.NO_KEY : key),
+                p.resume() ? List.of() : ratesOf(exp.get()), exp.get().flow().priority());
     }
 
     /** Starts what waits in the queue and is no longer held (a resume). */
@@ -252,8 +355,11 @@ public final class ActorRuntime {
             // Deferred episodes take no local slot; the full node that dispatches them applies its own.
             // A paused one is stored and queued: the queue holds it until the resume.
             boolean paused = pauses.holds(definition.id(), exp.id());
-            runNow = !defer && !paused && slots.tryReserve();
-            if (!defer && !runNow && !paused && definition.overflow() == Overflow.DROP) {
+            // work under a cluster-wide limit always goes through the queue, which takes its slot on
+            // the database first; it waits there (never dropped) while the limit is full
+            boolean limited = !defer && gate != ConcurrencyGate.NONE && (definition.limited(exp) || definition.rateLimited(exp));
+            runNow = !defer && !paused && !limited && slots.tryReserve();
+            if (!defer && !runNow && !paused && !limited && definition.overflow() == Overflow.DROP) {
                 probeNotRun(probe, breaker);
                 count("episode_dropped", exp);
                 return new FireResult(FireResult.Kind.DROPPED, null, dedupeKey);
@@ -267,11 +373,14 @@ public final class ActorRuntime {
     private NewEpisode newEpisode(FireRequest request, boolean defer, boolean runNow) {
         ExpectationDefinition exp = request.expectation();
         Scope scope = request.scope();
+        jakarta.json.JsonObject payload = request.trigger().payload() == null ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT
+                : request.trigger().payload();
         return new NewEpisode(ids.next(), definition.id(), exp.id(), definition.specRev(),
                 request.trigger(), request.dedupeKey(), exp.maxAttempts(), exp.budget(), defer ? null : context.node(),
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
                 scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId(),
-                traceParent(request), exp.version());
+                traceParent(request), exp.version(), exp.flow().keyOf(payload),
+                request.priority() != null ? request.priority() : exp.flow().priorityOf(payload));
     }
 
     /**
@@ -362,9 +471,14 @@ public final class ActorRuntime {
                         return;
                     }
                     // paused work is kept whole: nothing is shed to make room while a pause holds it
+                    Optional<ExpectationDefinition> exp = gate == ConcurrencyGate.NONE ? Optional.empty()
+                            : definition.expectation(episode.expectationId());
+                    List<ConcurrencySlot> limits = exp.map(e -> limitsOf(e, episode.concurrencyKey())).orElse(List.of());
+                    List<RateLimit> rates = exp.map(this::ratesOf).orElse(List.of());
                     String shed = slots.enqueueFresh(episode.id(), freshSnapshot(episode),
                             definition.overflow() == Overflow.SHED_OLDEST
-                                    && !pauses.holds(definition.id(), episode.expectationId()));
+                                    && !pauses.holds(definition.id(), episode.expectationId()), limits, rates,
+                            episode.priority());
                     if (shed != null) {
                         launcher.cancelQueued(shed);
                         context.telemetry().count("episode_shed", "actor", definition.id());
@@ -398,7 +512,7 @@ public final class ActorRuntime {
 
     /** {@link #recover(String, HeldClaim)} naming its expectation (null: unknown; only an actor pause holds it then). */
     public void recover(String episodeId, HeldClaim handedClaim, String expectationId) {
-        slots.enqueue(new SlotQueue.Pending(episodeId, true, handedClaim, true, expectationId));
+        slots.enqueue(restartOf(new SlotQueue.Pending(episodeId, true, handedClaim, true, expectationId)));
     }
 
     /** Resumes an episode whose approval or wait was resolved (deferred to a full node in trigger-only mode). */
@@ -407,7 +521,7 @@ public final class ActorRuntime {
             launcher.deferExisting(episodeId, definition.id(), expectationId, true);
             return;
         }
-        slots.enqueue(new SlotQueue.Pending(episodeId, true, null, true, expectationId));
+        slots.enqueue(restartOf(new SlotQueue.Pending(episodeId, true, null, true, expectationId)));
     }
 
     /** Runs an episode a trigger-only node deferred to this (full) node; never dropped. */
@@ -417,7 +531,7 @@ public final class ActorRuntime {
 
     /** {@link #dispatch(String, boolean)} naming its expectation (null: unknown; only an actor pause holds it then). */
     public void dispatch(String episodeId, boolean resume, String expectationId) {
-        slots.enqueue(new SlotQueue.Pending(episodeId, resume, null, true, expectationId));
+        slots.enqueue(restartOf(new SlotQueue.Pending(episodeId, resume, null, true, expectationId)));
     }
 
     /** The leases handed to episodes still waiting in this actor's queue (the heartbeat's audit). */
@@ -458,6 +572,10 @@ public final class ActorRuntime {
         synchronized (this) {
             accepting = false;
         }
+        java.util.concurrent.ScheduledFuture<?> r = recheck;
+        if (r != null) {
+            r.cancel(false);
+        }
         slots.stop();
     }
 
@@ -469,6 +587,24 @@ public final class ActorRuntime {
 
     public int queuedCount() {
         return slots.queuedCount();
+    }
+
+    /** Queued here and waiting for a cluster-wide limit that was full at their last try. */
+    public int waitingForLimitCount() {
+        return slots.waitingForLimitCount();
+    }
+
+    /** Queued here and waiting for a rate limit's next token. */
+    public int waitingForRateCount() {
+        return slots.waitingForRateCount();
+    }
+
+    /**
+     * The rate limits a first start of an episode of {@code expectationId} takes a token of (empty:
+     * none declared): what the console explains a wait with.
+     */
+    public List<RateLimit> ratesOf(String expectationId) {
+        return definition.expectation(expectationId).map(this::ratesOf).orElse(List.of());
     }
 
     /** Queued here and held back by a pause. */

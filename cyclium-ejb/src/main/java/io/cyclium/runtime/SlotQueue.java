@@ -3,7 +3,13 @@ package io.cyclium.runtime;
 import io.cyclium.claims.HeldClaim;
 import io.cyclium.episode.RunSnapshot;
 import io.cyclium.execution.EpisodeLauncher;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
@@ -30,15 +36,73 @@ final class SlotQueue {
 
     private static final Logger LOG = Logger.getLogger(SlotQueue.class.getName());
 
-    /** An episode waiting for a slot; {@code recovered} entries are never shed. */
+    /**
+     * An episode waiting for a slot; {@code recovered} entries are never shed. {@code limits} are
+     * the cluster-wide limits it must take a slot of before it starts (empty: none);
+     * {@code priority}, {@code since} (the clock's millis at enqueue) and {@code seq} order it
+     * among the others when the actor is flow-controlled.
+     */
     record Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, RunSnapshot fresh,
-            String expectationId) {
+            String expectationId, List<ConcurrencySlot> limits, List<RateLimit> rates, int priority, long since, long seq) {
         Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered) {
             this(episodeId, resume, handedClaim, recovered, null, null);
         }
 
         Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, String expectationId) {
             this(episodeId, resume, handedClaim, recovered, null, expectationId);
+        }
+
+        Pending(String episodeId, boolean resume, HeldClaim handedClaim, boolean recovered, RunSnapshot fresh,
+                String expectationId) {
+            this(episodeId, resume, handedClaim, recovered, fresh, expectationId, List.of(), List.of(), 0, 0, 0);
+        }
+
+        Pending {
+            limits = limits == null ? List.of() : List.copyOf(limits);
+            rates = rates == null ? List.of() : List.copyOf(rates);
+        }
+
+        /** The same entry waiting for {@code limits} and {@code rates} at {@code priority}. */
+        Pending limitedBy(List<ConcurrencySlot> limits, List<RateLimit> rates, int priority) {
+            return new Pending(episodeId, resume, handedClaim, recovered, fresh, expectationId, limits, rates, priority, since,
+                    seq);
+        }
+
+        Pending stamped(long since, long seq) {
+            return new Pending(episodeId, resume, handedClaim, recovered, fresh, expectationId, limits, rates, priority, since,
+                    seq);
+        }
+
+        /** The same entry, now holding {@code claim} (merged with a restart of it). */
+        Pending adopting(HeldClaim claim) {
+            return new Pending(episodeId, true, claim, true, null, expectationId, limits, rates, priority, since, seq);
+        }
+
+        /** Whether it must be admitted on the database before it starts (a concurrency or rate limit). */
+        boolean limited() {
+            return !limits.isEmpty() || !rates.isEmpty();
+        }
+
+        /** The names of its limits, as a pass remembers the ones it found full. */
+        List<String> limitNames() {
+            List<String> names = new ArrayList<>(limits.size() + rates.size());
+            limits.forEach(l -> names.add(l.scope() + "\n" + l.key()));
+            names.addAll(rateNames());
+            return names;
+        }
+
+        List<String> rateNames() {
+            return rates.stream().map(r -> "rate\n" + r.scope() + "\n" + r.key()).toList();
+        }
+
+        /** The group fairness turns over: its expectation's key, else one group for the whole actor. */
+        String group() {
+            for (ConcurrencySlot l : limits) {
+                if (!ConcurrencySlot.WHOLE_ACTOR.equals(l.key())) {
+                    return l.scope() + "\n" + l.key();
+                }
+            }
+            return "";
         }
     }
 
@@ -55,6 +119,30 @@ final class SlotQueue {
     private final String actorId;
     private volatile PauseCheck pauses = PauseCheck.NONE;
 
+    // ---- flow control (an actor with a cluster-wide limit or priorities; untouched otherwise) ----
+    private boolean fair;
+    private ConcurrencyGate gate = ConcurrencyGate.NONE;
+    private Clock clock = Clock.systemUTC();
+    private long agingMillis;
+    private Executor later = Runnable::run;
+    private boolean drainPending;
+    /** Entries out of the queue while their slot is being taken on the database (counted in {@code reserved}). */
+    private final Map<String, Pending> admitting = new HashMap<>();
+    /** Admitting entries canceled meanwhile: they do not start, and give their slot back. */
+    private final Set<String> canceledWhileAdmitting = new HashSet<>();
+    /** Running episodes that hold slots of a cluster-wide limit: given back when they exit. */
+    private final Set<String> holding = new HashSet<>();
+    /** Group → the start counter at its last start: the group that started least recently goes first. */
+    private final Map<String, Long> lastStart = new HashMap<>();
+    /** Groups whose limit was full at their last try (what "waiting for its key" counts). */
+    private final Set<String> atLimit = new HashSet<>();
+    /** Rate limits that had no token at their last try (what "waiting for a rate limit" counts). */
+    private final Set<String> ratesDry = new HashSet<>();
+    private long starts;
+    private long seq;
+    /** Set once an entry with a priority of its own arrives (an operator's start): from then on the queue orders by priority. */
+    private boolean anyPriority;
+
     SlotQueue(int maxConcurrent, EpisodeLauncher launcher, String node) {
         this(maxConcurrent, launcher, node, null);
     }
@@ -69,6 +157,25 @@ final class SlotQueue {
     /** What holds queued entries back (a pause): {@link #drain} skips those, keeping their place. */
     void pausedBy(PauseCheck check) {
         this.pauses = check;
+    }
+
+    /**
+     * Turns on flow control: queued entries start by fairness over their groups, then priority
+     * (aged by one level per {@code aging} waited; zero: no aging), then arrival; an entry with
+     * limits starts only once {@code gate} gave it a slot of each. {@code later} runs the drains
+     * that follow a fresh limited entry (off the thread that settled its insert).
+     */
+    synchronized void flowControlled(ConcurrencyGate gate, Clock clock, Duration aging, Executor later) {
+        this.fair = true;
+        this.gate = gate;
+        aging(clock, aging);
+        this.later = later;
+    }
+
+    /** The clock and aging a priority of its own (an operator's start) is ordered by, in a queue without flow control. */
+    synchronized void aging(Clock clock, Duration aging) {
+        this.clock = clock;
+        this.agingMillis = aging.toMillis();
     }
 
     int maxConcurrent() {
@@ -119,24 +226,60 @@ final class SlotQueue {
      * queued fresh trigger (never a restart) makes room. Returns the shed episode, or null.
      */
     String enqueueFresh(String episodeId, RunSnapshot fresh, boolean shedOldest) {
+        return enqueueFresh(episodeId, fresh, shedOldest, List.of(), List.of(), 0);
+    }
+
+    /**
+     * {@link #enqueueFresh(String, RunSnapshot, boolean)} for an episode that waits for
+     * {@code limits} (never shed: a wait for a limit is not an overflow) and starts at {@code priority}.
+     */
+    String enqueueFresh(String episodeId, RunSnapshot fresh, boolean shedOldest, List<ConcurrencySlot> limits,
+            List<RateLimit> rates, int priority) {
         String shed = null;
+        boolean now;
+        boolean handOver = false;
         synchronized (this) {
-            if (shedOldest) {
+            if (shedOldest && limits.isEmpty() && rates.isEmpty()) {
                 for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
                     Pending p = it.next();
                     // never one a pause holds: paused work waits whole (another expectation's may be shed)
-                    if (!p.recovered() && !p.resume() && !held(p)) {
+                    if (!p.recovered() && !p.resume() && !held(p) && !p.limited()) {
                         it.remove();
                         shed = p.episodeId();
                         break;
                     }
                 }
             }
-            queue.addLast(new Pending(episodeId, false, null, false, fresh,
-                    fresh == null ? null : fresh.ref().expectationId()));
+            queue.addLast(stamp(new Pending(episodeId, false, null, false, fresh,
+                    fresh == null ? null : fresh.ref().expectationId()).limitedBy(limits, rates, priority)));
+            now = limits.isEmpty() && rates.isEmpty();
+            if (!now && !drainPending) {
+                // one drain handed over at a time: a burst of fresh limited entries costs one submission
+                drainPending = true;
+                handOver = true;
+            }
+        }
+        if (now) {
+            drain();
+        } else if (handOver) {
+            later.execute(this::pendingDrain);
+        }
+        return shed;
+    }
+
+    private void pendingDrain() {
+        synchronized (this) {
+            drainPending = false;
         }
         drain();
-        return shed;
+    }
+
+    private Pending stamp(Pending p) {
+        if (p.priority() != 0) {
+            anyPriority = true;
+        }
+        // every entry, so that one with a priority of its own arriving later compares with those before it
+        return p.stamped(clock.millis(), ++seq);
     }
 
     /** A restart, resume or dispatch: queued (never dropped), merged with an entry for the same episode. */
@@ -153,7 +296,7 @@ final class SlotQueue {
                     // the row was marked outside the lock: the same episode may have arrived meanwhile
                     late = merge(p);
                     if (late == Merge.NEW) {
-                        queue.addLast(p);
+                        queue.addLast(stamp(p));
                     }
                 }
                 if (late == Merge.LEASE_SURPLUS) {
@@ -177,7 +320,7 @@ final class SlotQueue {
      * surplus: the caller releases it, or the heartbeat would renew it for ever.
      */
     private Merge merge(Pending p) {
-        if (active.contains(p.episodeId())) {
+        if (active.contains(p.episodeId()) || admitting.containsKey(p.episodeId())) {
             return p.handedClaim() == null ? Merge.ALREADY_HERE : Merge.LEASE_SURPLUS;
         }
         Pending queued = queue.stream().filter(q -> q.episodeId().equals(p.episodeId())).findFirst().orElse(null);
@@ -191,7 +334,7 @@ final class SlotQueue {
             return Merge.LEASE_SURPLUS;
         }
         // rare (a late heartbeat): rebuild the queue with the entry, in its place, now holding the lease
-        Pending adopted = new Pending(queued.episodeId(), true, p.handedClaim(), true, null);
+        Pending adopted = queued.adopting(p.handedClaim());
         List<Pending> order = new ArrayList<>(queue);
         order.set(order.indexOf(queued), adopted);
         queue.clear();
@@ -205,42 +348,195 @@ final class SlotQueue {
 
     /** A task ended, whatever the outcome: its slot goes to the next in line. */
     void exited(String episodeId) {
+        boolean held;
         synchronized (this) {
             active.remove(episodeId);
+            held = holding.remove(episodeId);
+        }
+        if (held) {
+            giveBack(episodeId);
         }
         drain();
+    }
+
+    /** The episode's slots go back; a failure leaves them to the next admission that finds the key full. */
+    private void giveBack(String episodeId) {
+        try {
+            gate.release(episodeId);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not give back the concurrency slots of episode " + episodeId + " (actor "
+                    + actorId + "); the next admission that finds its key full frees them", e);
+        }
     }
 
     /**
      * Starts queued episodes while slots are free, in queue order, passing over the entries a pause
      * holds (they keep their place and start on a later drain: the next exit, or the resume); a
      * start the executor refuses is left to recovery.
+     *
+     * <p>Flow-controlled, the next entry is the one whose group started least recently, then the
+     * highest (aged) priority, then the oldest; an entry under a cluster-wide limit first takes a
+     * slot on the database, outside the lock (its local slot reserved meanwhile). A limit found
+     * full passes over every entry of that limit for the rest of this pass, so a key with a long
+     * backlog costs one try (a read and a clean-up of ended slots) per pass, and the others' work
+     * starts in the same pass.
      */
     void drain() {
+        Set<String> full = null;
         while (true) {
             Pending next;
             synchronized (this) {
                 if (!accepting || queue.isEmpty() || active.size() + reserved >= maxConcurrent) {
                     return;
                 }
-                next = firstNotHeld();
+                next = fair || anyPriority ? fairestNotHeld(full) : firstNotHeld();
                 if (next == null) {
                     return;
                 }
-                active.add(next.episodeId());
+                if (next.limited()) {
+                    reserved++;
+                    admitting.put(next.episodeId(), next);
+                } else {
+                    active.add(next.episodeId());
+                    started(next);
+                }
+            }
+            if (next.limited() && !admitted(next)) {
+                if (full == null) {
+                    full = new HashSet<>();
+                }
+                full.addAll(next.limitNames());
+                continue;
             }
             try {
                 launcher.start(next.episodeId(), next.fresh(), next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
+                boolean held;
                 synchronized (this) {
                     active.remove(next.episodeId());
+                    held = holding.remove(next.episodeId());
+                }
+                if (held) {
+                    giveBack(next.episodeId());
                 }
                 if (next.handedClaim() != null) {
                     launcher.releaseClaim(next.handedClaim(), "episode " + next.episodeId() + " could not start");
                 }
             }
         }
+    }
+
+    /**
+     * Takes the entry's slots on the database; true when it holds them and is now active here.
+     * Otherwise the entry is back in the queue (a full limit, another node faster, the database
+     * unreachable: a later pass tries again) — or gone, when it was canceled meanwhile.
+     */
+    private boolean admitted(Pending next) {
+        long answer;
+        try {
+            answer = gate.admit(next.episodeId(), next.limits(), next.rates());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not take a concurrency slot or rate token for episode " + next.episodeId()
+                    + " (actor " + actorId + "); it stays queued and a later pass tries again", e);
+            answer = ConcurrencyGate.LIMIT_FULL;
+        }
+        boolean taken = answer == ConcurrencyGate.ADMITTED;
+        boolean canceled;
+        synchronized (this) {
+            reserved--;
+            admitting.remove(next.episodeId());
+            canceled = canceledWhileAdmitting.remove(next.episodeId());
+            if (!canceled) {
+                if (taken && accepting) {
+                    active.add(next.episodeId());
+                    holding.add(next.episodeId());
+                    started(next);
+                    return true;
+                }
+                queue.addFirst(next);
+                if (answer == ConcurrencyGate.LIMIT_FULL) {
+                    atLimit.add(next.group());
+                } else if (answer > 0) {
+                    ratesDry.addAll(next.rateNames());
+                }
+            }
+        }
+        if (taken) {
+            giveBack(next.episodeId()); // canceled while it took them, or this queue stopped meanwhile
+        }
+        return false;
+    }
+
+    /** Under the lock: the entry's group started now. */
+    private void started(Pending next) {
+        if (!ratesDry.isEmpty()) {
+            next.rateNames().forEach(ratesDry::remove);
+        }
+        if (fair) {
+            String group = next.group();
+            lastStart.put(group, ++starts);
+            atLimit.remove(group);
+        }
+    }
+
+    /**
+     * Removes and returns the entry to start next under flow control (see {@link #drain}); null
+     * when every one is held by a pause or waits for a limit found {@code full} in this pass.
+     * Under the lock; one walk of the queue.
+     */
+    private Pending fairestNotHeld(Set<String> full) {
+        PauseCheck check = pauses;
+        if (actorId != null && check.holds(actorId, null)) {
+            return null;
+        }
+        Pending best = null;
+        long bestLast = 0;
+        for (Pending p : queue) {
+            if (actorId != null && check.holds(actorId, p.expectationId()) || waitsFor(p, full)) {
+                continue;
+            }
+            long last = lastStart.getOrDefault(p.group(), 0L);
+            if (best == null || last < bestLast || last == bestLast && before(p, best)) {
+                best = p;
+                bestLast = last;
+            }
+        }
+        if (best != null) {
+            queue.remove(best);
+        }
+        return best;
+    }
+
+    private static boolean waitsFor(Pending p, Set<String> full) {
+        if (full == null || !p.limited()) {
+            return false;
+        }
+        for (String name : p.limitNames()) {
+            if (full.contains(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code a} starts before {@code b} of the same turn: higher priority first, where every
+     * {@code agingMillis} waited counts as one level more (so work of any priority starts within
+     * (difference of levels) × aging of waiting), then the older, then the earlier queued.
+     */
+    private boolean before(Pending a, Pending b) {
+        if (agingMillis > 0) {
+            // priority + waited/aging compared at the same "now": the now cancels out
+            long sa = a.priority() * agingMillis - a.since();
+            long sb = b.priority() * agingMillis - b.since();
+            if (sa != sb) {
+                return sa > sb;
+            }
+        } else if (a.priority() != b.priority()) {
+            return a.priority() > b.priority();
+        }
+        return a.since() != b.since() ? a.since() < b.since() : a.seq() < b.seq();
     }
 
     /** Removes and returns the first queued entry no pause holds; null when every one is held. Under the lock. */
@@ -272,16 +568,23 @@ final class SlotQueue {
     /** The episodes this queue holds now: running in its slots or waiting for one (the heartbeat's queue audit). */
     synchronized void heldInto(Set<String> into) {
         into.addAll(active);
+        into.addAll(admitting.keySet());
         queue.forEach(p -> into.add(p.episodeId()));
     }
 
     /** The leases handed to episodes still waiting here (the heartbeat's audit). */
     synchronized List<HeldClaim> queuedClaims() {
-        return queue.stream().map(Pending::handedClaim).filter(Objects::nonNull).toList();
+        List<HeldClaim> claims = new ArrayList<>(queue.stream().map(Pending::handedClaim).filter(Objects::nonNull).toList());
+        // an entry taking its concurrency slot is out of the queue for that moment, its lease still its own
+        admitting.values().stream().map(Pending::handedClaim).filter(Objects::nonNull).forEach(claims::add);
+        return claims;
     }
 
     /** Removes an episode that has not started (a cancel). */
     synchronized boolean dequeue(String episodeId) {
+        if (admitting.containsKey(episodeId)) {
+            return canceledWhileAdmitting.add(episodeId);
+        }
         return queue.removeIf(p -> p.episodeId().equals(episodeId));
     }
 
@@ -296,5 +599,27 @@ final class SlotQueue {
 
     synchronized int queuedCount() {
         return queue.size();
+    }
+
+    /** Queued entries whose cluster-wide limit was full at their last try (not held by a pause). */
+    synchronized int waitingForLimitCount() {
+        if (atLimit.isEmpty()) {
+            return 0;
+        }
+        return (int) queue.stream().filter(p -> p.limited() && !held(p) && atLimit.contains(p.group())).count();
+    }
+
+    /** Queued entries a rate limit held back at their last try (not held by a pause). */
+    synchronized int waitingForRateCount() {
+        if (ratesDry.isEmpty()) {
+            return 0;
+        }
+        return (int) queue.stream().filter(p -> !p.rates().isEmpty() && !held(p)
+                && p.rateNames().stream().anyMatch(ratesDry::contains)).count();
+    }
+
+    /** Whether entries wait for a cluster-wide limit (the periodic pass has something to try). */
+    synchronized boolean waitingForLimits() {
+        return queue.stream().anyMatch(Pending::limited);
     }
 }

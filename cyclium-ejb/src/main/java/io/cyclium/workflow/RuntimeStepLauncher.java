@@ -51,7 +51,8 @@ final class RuntimeStepLauncher implements StepLauncher {
         }
         TriggerInfo trigger = new TriggerInfo(TriggerInfo.WORKFLOW, null, dedupeKey, input, null);
         FireResult r = rt.get().fire(FireRequest.of(exp.get(), trigger, dedupeKey, true)
-                .in(new ActorRuntime.Scope(stack, env)).forWorkflowStep(instanceId, step.id()).tracedUnder(traceParent));
+                .in(new ActorRuntime.Scope(stack, env)).forWorkflowStep(instanceId, step.id()).tracedUnder(traceParent)
+                .atPriority(step.priority() == 0 ? null : step.priority()));
         return switch (r.kind()) {
             case STARTED -> new Launch(Kind.STARTED, r.episodeId(), null);
             case QUEUED, DEFERRED -> new Launch(Kind.WAITING, r.episodeId(), null);

@@ -8,10 +8,19 @@ import java.util.List;
  * {@code dependsOn} has finished. The episode's payload is the instance's payload plus the
  * summaries of the steps it depends on (see {@link StepInput}). A failed non-critical step does not
  * fail the instance, and its dependents still run; a step with an approval gate waits, the
- * instance blocked, until an operator approves it.
+ * instance blocked, until an operator approves it. {@code priority} non-zero is the step
+ * episode's place among its actor's queued work; 0 takes its expectation's (which may read the
+ * step's input, {@code @Expectation(priorityField)}). Its expectation's concurrency key and
+ * cluster-wide limits apply to it like to any of its episodes.
  */
 public record StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
-        boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
+        boolean approval, FailurePolicy onFailure, RetryPolicy retry, int priority) {
+
+    /** At its expectation's priority. */
+    public StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
+            boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
+        this(id, actor, expectation, dependsOn, critical, approval, onFailure, retry, 0);
+    }
 
     public StepDefinition {
         dependsOn = List.copyOf(dependsOn);

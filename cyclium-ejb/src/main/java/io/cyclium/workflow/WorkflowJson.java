@@ -76,7 +76,16 @@ public final class WorkflowJson {
         }
         return new StepDefinition(string(o, "id", at + ".id", true), string(o, "actor", at + ".actor", true),
                 string(o, "expectation", at + ".expectation", true), strings(o, "dependsOn", at + ".dependsOn"),
-                bool(o, "critical", at + ".critical", true), bool(o, "approval", at + ".approval", false), onFailure, retry);
+                bool(o, "critical", at + ".critical", true), bool(o, "approval", at + ".approval", false), onFailure, retry,
+                priority(o, at + ".priority"));
+    }
+
+    private static int priority(JsonObject o, String field) {
+        Number n = number(o, "priority", field, 0L);
+        if (!(n instanceof Long l) || l < -1_000_000 || l > 1_000_000) {
+            throw Problem.invalid(field, field + " must be an integer from -1000000 to 1000000, not " + n);
+        }
+        return l.intValue();
     }
 
     public static JsonObject write(WorkflowDefinition def) {
@@ -97,13 +106,17 @@ public final class WorkflowJson {
         JsonArrayBuilder steps = Json.createArrayBuilder();
         for (StepDefinition s : def.steps()) {
             RetryPolicy r = s.retry();
-            steps.add(Json.createObjectBuilder().add("id", s.id()).add("actor", s.actor()).add("expectation", s.expectation())
-                    .add("dependsOn", Json.createArrayBuilder(s.dependsOn())).add("critical", s.critical())
+            JsonObjectBuilder step = Json.createObjectBuilder().add("id", s.id()).add("actor", s.actor())
+                    .add("expectation", s.expectation()).add("dependsOn", Json.createArrayBuilder(s.dependsOn())).add("critical", s.critical())
                     .add("approval", s.approval()).add("onFailure", s.onFailure().wire())
                     .add("retry", Json.createObjectBuilder().add("maxAttempts", r.maxAttempts())
                             .add("initialDelay", r.initialDelay().toString()).add("multiplier", r.multiplier())
                             .add("maxDelay", r.maxDelay().toString()).add("jitter", r.jitter())
-                            .add("nonRetryable", Json.createArrayBuilder(r.nonRetryable().stream().sorted().toList()))));
+                            .add("nonRetryable", Json.createArrayBuilder(r.nonRetryable().stream().sorted().toList())));
+            if (s.priority() != 0) {
+                step.add("priority", s.priority()); // only when set: a document without it reads as before
+            }
+            steps.add(step);
         }
         return Json.createObjectBuilder().add("id", def.id()).add("subjectKey", def.subjectKey()).add("triggers", triggers)
                 .add("steps", steps).build();

@@ -35,4 +35,7 @@ public @interface WorkflowStep {
     double jitter() default 0.0;
 
     String[] nonRetryable() default {};
+
+    /** The step episode's priority among its actor's queued work (higher first); 0 = its expectation's. */
+    int priority() default 0;
 }

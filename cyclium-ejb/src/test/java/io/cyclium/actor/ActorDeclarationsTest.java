@@ -263,6 +263,46 @@ class ActorDeclarationsTest {
     static class VersionedWell {
     }
 
+    @Actor(id = "exporter", clusterMaxConcurrentEpisodes = 20)
+    @Expectation(id = "export", strategy = IdleStrategy.class, concurrencyKey = "$.tenant", concurrencyLimit = 2,
+            priority = 3, priorityField = "order.priority")
+    static class FlowControlled {
+    }
+
+    @Actor(id = "careless", clusterMaxConcurrentEpisodes = -1)
+    @Expectation(id = "no_limit", strategy = IdleStrategy.class, concurrencyKey = "tenant")
+    @Expectation(id = "no_key", strategy = IdleStrategy.class, concurrencyLimit = 2)
+    @Expectation(id = "bad_path", strategy = IdleStrategy.class, concurrencyKey = "a..b", concurrencyLimit = 1,
+            priorityField = "has space")
+    static class BadFlowControl {
+    }
+
+    @Test
+    void a_concurrency_key_its_limit_the_cluster_limit_and_priorities_are_read() {
+        ActorDefinition actor = ActorDeclarations.read(FlowControlled.class, new ArrayList<>()).orElseThrow();
+        assertThat(actor.clusterMaxConcurrent()).isEqualTo(20);
+        FlowControl flow = actor.expectation("export").orElseThrow().flow();
+        assertThat(flow).isEqualTo(new FlowControl("tenant", 2, 3, "order.priority", 0, java.time.Duration.ofSeconds(1)));
+        assertThat(flow.rateLimited()).isFalse();
+        assertThat(flow.keyOf(jakarta.json.Json.createObjectBuilder().add("tenant", "t-1").build())).isEqualTo("t-1");
+        assertThat(flow.keyOf(jakarta.json.JsonValue.EMPTY_JSON_OBJECT)).isEqualTo(FlowControl.NO_KEY);
+        assertThat(flow.priorityOf(jakarta.json.Json.createObjectBuilder().add("order", jakarta.json.Json.createObjectBuilder()
+                .add("priority", 9)).build())).as("the trigger's own").isEqualTo(9);
+        assertThat(flow.priorityOf(jakarta.json.JsonValue.EMPTY_JSON_OBJECT)).as("the expectation's").isEqualTo(3);
+        assertThat(ActorDeclarations.read(ResourceMonitor.class, new ArrayList<>()).orElseThrow().flowControlled())
+                .as("nothing declared").isFalse();
+    }
+
+    @Test
+    void a_limit_without_a_key_a_key_without_a_limit_and_a_bad_field_path_are_each_refused_by_name() {
+        assertThat(problemsOf(BadFlowControl.class)).satisfiesExactlyInAnyOrder(
+                p -> assertThat(p).contains("\"no_limit\"", "concurrencyKey = \"tenant\" needs concurrencyLimit"),
+                p -> assertThat(p).contains("\"no_key\"", "concurrencyLimit = 2 needs a concurrencyKey"),
+                p -> assertThat(p).contains("\"bad_path\"", "concurrencyKey = \"a..b\" is not a payload field path"),
+                p -> assertThat(p).contains("\"bad_path\"", "priorityField = \"has space\""),
+                p -> assertThat(p).contains("clusterMaxConcurrentEpisodes = -1"));
+    }
+
     @Test
     void a_declared_version_is_the_expectation_s_version() {
         assertThat(ActorDeclarations.read(VersionedWell.class, new ArrayList<>()).orElseThrow().expectation("current")

@@ -57,6 +57,20 @@ class WorkflowDefinitionTest {
     }
 
     @Test
+    void a_step_s_priority_survives_a_round_trip_and_one_that_is_not_an_integer_is_refused_naming_it() {
+        WorkflowDefinition def = parse(step("a"), "{'id':'b','actor':'worker','expectation':'work','priority':7}");
+        assertThat(def.step("b").orElseThrow().priority()).isEqualTo(7);
+        assertThat(def.step("a").orElseThrow().priority()).as("absent: the expectation's").isZero();
+        assertThat(WorkflowJson.parse(WorkflowJson.write(def))).isEqualTo(def);
+        assertThat(WorkflowJson.write(def).getJsonArray("steps").getJsonObject(0).containsKey("priority"))
+                .as("a document without priorities is written as before").isFalse();
+        for (String bad : new String[] {"'high'", "1.5", "2000000"}) {
+            assertThatThrownBy(() -> parse("{'id':'b','actor':'worker','expectation':'work','priority':" + bad + "}"))
+                    .as(bad).isInstanceOf(io.cyclium.problem.Problem.class).hasMessageContaining("steps[0].priority");
+        }
+    }
+
+    @Test
     void a_cycle_is_refused_naming_the_steps_on_it() {
         WorkflowDefinition def = parse(step("a", "c"), step("b", "a"), step("c", "b"), step("d"));
 

@@ -64,12 +64,13 @@ public class EpisodeResource {
         String expectation = JsonBodies.requiredName(o, "expectation");
         JsonObject payload = JsonBodies.optionalObject(o, "payload");
         String idempotencyKey = JsonBodies.optionalString(o, "idempotencyKey");
+        Integer priority = JsonBodies.optionalInt(o, "priority", -1_000_000, 1_000_000);
         // Per-call override: "env"/"stack" present (null = the unset one) stamps another world.
         ActorRuntime.Scope scope = null;
         if (o.containsKey("env") || o.containsKey("stack")) {
             scope = new ActorRuntime.Scope(slugOrNull(o, "stack", config.stackSlug()), slugOrNull(o, "env", config.env()));
         }
-        return episodes.startManual(actor, expectation, payload, idempotencyKey, scope);
+        return episodes.startManual(actor, expectation, payload, idempotencyKey, scope, priority);
     }
 
     private static String slugOrNull(JsonObject o, String field, String fallback) {

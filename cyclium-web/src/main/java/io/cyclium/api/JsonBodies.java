@@ -79,6 +79,27 @@ final class JsonBodies {
         return s.getString();
     }
 
+    /** An optional integer field (null when absent or null); anything but an integer is a 400 naming the field. */
+    static Integer optionalInt(JsonObject o, String field, int min, int max) {
+        if (!o.containsKey(field) || o.isNull(field)) {
+            return null;
+        }
+        JsonValue v = o.get(field);
+        if (!(v instanceof jakarta.json.JsonNumber n) || !n.isIntegral()) {
+            throw Problem.invalid(field, "\"" + field + "\" must be an integer, not " + v);
+        }
+        long value;
+        try {
+            value = n.longValueExact();
+        } catch (ArithmeticException tooBig) {
+            value = Long.MAX_VALUE;
+        }
+        if (value < min || value > max) {
+            throw Problem.invalid(field, "\"" + field + "\" must be between " + min + " and " + max + ", not " + n);
+        }
+        return (int) value;
+    }
+
     static JsonObject optionalObject(JsonObject o, String field) {
         if (!o.containsKey(field) || o.isNull(field)) {
             return JsonValue.EMPTY_JSON_OBJECT;

@@ -27,4 +27,17 @@ class JsonBodiesTest {
                     .satisfies(p -> assertThat(((Problem) p).status()).isEqualTo(400));
         }
     }
+
+    @Test
+    void a_priority_is_an_integer_in_its_range_or_a_400_naming_the_field() {
+        assertThat(JsonBodies.optionalInt(JsonBodies.object("{\"priority\": 7}"), "priority", -10, 10)).isEqualTo(7);
+        assertThat(JsonBodies.optionalInt(JsonBodies.object("{}"), "priority", -10, 10)).isNull();
+        assertThat(JsonBodies.optionalInt(JsonBodies.object("{\"priority\": null}"), "priority", -10, 10)).isNull();
+        for (String body : new String[] {"{\"priority\": \"high\"}", "{\"priority\": 1.5}", "{\"priority\": 11}",
+                "{\"priority\": 99999999999999999999}"}) {
+            assertThatThrownBy(() -> JsonBodies.optionalInt(JsonBodies.object(body), "priority", -10, 10)).as(body)
+                    .isInstanceOf(Problem.class).hasMessageContaining("\"priority\"")
+                    .satisfies(p -> assertThat(((Problem) p).status()).isEqualTo(400));
+        }
+    }
 }

@@ -1,0 +1,58 @@
+package io.cyclium.runtime;
+
+import java.util.List;
+
+/**
+ * Where an actor's queue asks whether an episode under a cluster-wide limit may start: the
+ * database ({@link ClusterConcurrency}) in the container. Called only for episodes of an actor or
+ * expectation that declares a limit; an actor without one never calls it.
+ */
+public interface ConcurrencyGate {
+
+    /** No limit anywhere: everything may start, nothing is stored. */
+    ConcurrencyGate NONE = new ConcurrencyGate() {
+        @Override
+        public boolean take(String episodeId, List<ConcurrencySlot> slots) {
+            return true;
+        }
+
+        @Override
+        public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates) {
+            return ADMITTED;
+        }
+
+        @Override
+        public void release(String episodeId) {
+        }
+
+        @Override
+        public String keyOf(String episodeId) {
+            return null;
+        }
+    };
+
+    /**
+     * Takes a slot of every limit in {@code slots} for the episode, all or none, in one transaction;
+     * true when it holds all of them now (false: one is at its limit, or another node was faster).
+     */
+    boolean take(String episodeId, List<ConcurrencySlot> slots);
+
+    /** {@link #admit}: the episode may start now. */
+    long ADMITTED = 0;
+
+    /** {@link #admit}: a concurrency limit is full (or another node was faster); tried again on a later pass. */
+    long LIMIT_FULL = -1;
+
+    /**
+     * Takes a slot of every concurrency limit and a token of every rate limit for the episode, all or
+     * none, in one transaction: {@link #ADMITTED}, {@link #LIMIT_FULL}, or (positive) the
+     * milliseconds until a rate limit has its next token.
+     */
+    long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates);
+
+    /** Gives back the slots the episode holds (its run ended, here, whatever the outcome). */
+    void release(String episodeId);
+
+    /** The concurrency key stored with the episode (a restart carries only its id); null when none. */
+    String keyOf(String episodeId);
+}

@@ -1,0 +1,39 @@
+package io.cyclium.runtime;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+
+/**
+ * One cluster-wide rate limit an episode's first start must fit under: at most {@code starts} per
+ * {@code period} for ({@code scope}, {@code key}), a token bucket of {@code starts} tokens refilled
+ * evenly over the period (so a burst of {@code starts} is allowed after a quiet period). Scope is
+ * "actor/expectation" for {@code @Expectation(rateLimit)}, the actor id for {@code @Actor(rateLimit)};
+ * the key is {@value ConcurrencySlot#WHOLE_ACTOR}.
+ */
+public record RateLimit(String scope, String key, int starts, Duration period) {
+
+    public RateLimit {
+        if (starts < 1 || period.toMillis() < 1) {
+            throw new IllegalArgumentException("rate limit of " + scope + " must allow at least 1 start per at least 1 ms,"
+                    + " not " + starts + " per " + period);
+        }
+    }
+
+    static RateLimit ofExpectation(String actorId, String expectationId, int starts, Duration period) {
+        return new RateLimit(actorId + "/" + expectationId, ConcurrencySlot.WHOLE_ACTOR, starts, period);
+    }
+
+    static RateLimit ofActor(String actorId, int starts, Duration period) {
+        return new RateLimit(actorId, ConcurrencySlot.WHOLE_ACTOR, starts, period);
+    }
+
+    /** Tokens refilled per millisecond, as a plain SQL literal. */
+    String perMilliLiteral() {
+        return BigDecimal.valueOf((double) starts / period.toMillis()).toPlainString();
+    }
+
+    /** How an operator reads it: "rate of worker/work 10 per PT1S". */
+    public String describe() {
+        return "rate of " + scope + " " + starts + " per " + period;
+    }
+}

@@ -1,0 +1,355 @@
+package io.cyclium.runtime;
+
+import static io.cyclium.actor.TestActors.expectation;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.actor.ActorDefinition;
+import io.cyclium.actor.ExpectationDefinition;
+import io.cyclium.actor.FlowControl;
+import io.cyclium.actor.Overflow;
+import io.cyclium.actor.TestActors;
+import io.cyclium.config.NodeMode;
+import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.NewEpisode;
+import io.cyclium.episode.TriggerInfo;
+import io.cyclium.runtime.FireResult.Kind;
+import io.cyclium.store.Jsons;
+import io.cyclium.store.NativeSql;
+import io.cyclium.telemetry.Telemetry;
+import io.cyclium.testing.Concurrently;
+import io.cyclium.testing.ManualScheduler;
+import io.cyclium.testing.MutableClock;
+import io.cyclium.testing.OwnDatabases;
+import io.cyclium.testing.TestDatabase.Vendor;
+import io.cyclium.testing.TestJpa;
+import io.cyclium.timing.Jitter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Cluster-wide concurrency limits and priorities on H2, PostgreSQL and MariaDB: the limit is held by
+ * the database however many nodes admit at once, a key with a short queue starts while another
+ * key's backlog waits, queued work starts by priority, and aging lets old low-priority work through.
+ * Each "node" is an actor runtime with its own queue and launcher over the same database.
+ */
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class ConcurrencyLimitsTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-02T10:00:00Z");
+
+    @RegisterExtension
+    final OwnDatabases own = new OwnDatabases();
+
+    private final MutableClock clock = new MutableClock(T0);
+
+    /** A launcher that stores each episode row (the guard frees slots of episodes no longer running). */
+    static final class RowsLauncher extends RecordingLauncher {
+        private final TestJpa db;
+
+        RowsLauncher(TestJpa db) {
+            this.db = db;
+        }
+
+        @Override
+        public boolean insert(NewEpisode episode, Consumer<Boolean> settled) {
+            db.inNewTransaction(em -> new EpisodeStore(db.vendor()).insert(em, episode));
+            return super.insert(episode, settled);
+        }
+    }
+
+    /** One node: its runtime, its launcher, its timers. */
+    record Node(ActorRuntime rt, RowsLauncher launcher, ManualScheduler timers) {
+        FireResult fire(String expectation, String tenant, Integer priority) {
+            var payload = Jsons.object();
+            if (tenant != null) {
+                payload.add("tenant", tenant);
+            }
+            if (priority != null) {
+                payload.add("priority", priority);
+            }
+            TriggerInfo trigger = new TriggerInfo(TriggerInfo.MANUAL, null, null, payload.build(), null);
+            return rt.fire(rt.definition().expectation(expectation).orElseThrow(), trigger, null, false);
+        }
+
+        List<String> started() {
+            return launcher.startedIds();
+        }
+    }
+
+    private Node node(TestJpa db, String name, ActorDefinition def, int localSlots, Duration aging) {
+        ManualScheduler timers = new ManualScheduler(clock);
+        RowsLauncher launcher = new RowsLauncher(db);
+        ActorRuntime rt = new ActorRuntime(def, localSlots, launcher, new ActorRuntime.Context(timers, clock, Telemetry.NOOP,
+                name, "stack-a", null, new Jitter(Duration.ZERO), () -> NodeMode.FULL))
+                .limitedBy(new ClusterConcurrency(db, db.vendor(), name), Duration.ofMillis(500), aging);
+        return new Node(rt, launcher, timers);
+    }
+
+    private static ActorDefinition actor(int clusterLimit, ExpectationDefinition... expectations) {
+        return new ActorDefinition("worker", TestActors.class, 0, Overflow.QUEUE, new LinkedHashSet<>(), null,
+                List.of(expectations), clusterLimit);
+    }
+
+    private static ExpectationDefinition keyed(String id, int limit) {
+        return expectation(id).build("worker").withFlow(new FlowControl("$.tenant", limit, 0, "priority"));
+    }
+
+    private static ExpectationDefinition prioritized(String id) {
+        return expectation(id).build("worker").withFlow(new FlowControl(null, 0, 0, "priority"));
+    }
+
+    /** The episode's run ended: its row is terminal and its node is told, as a task's exit does. */
+    private static void finish(TestJpa db, Node node, String episodeId) {
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_episodes SET status = 'done' WHERE id = ").value(episodeId)
+                .executeUpdate(em));
+        node.rt().exited(episodeId);
+    }
+
+    private static int slotsInUse(TestJpa db, String scope, String key) {
+        return db.inNewTransaction(em -> new ConcurrencyStore(db.vendor()).inUse(em, scope, key));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_database_lets_no_more_than_the_limit_take_a_key_s_slots_however_many_nodes_admit_at_once(Vendor vendor)
+            throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        ConcurrencySlot tenantA = ConcurrencySlot.ofKey("worker", "work", "tenant-a", 3);
+        List<String> episodes = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            episodes.add(UUID.randomUUID().toString());
+        }
+        // running rows, so no slot counts as ended
+        for (String id : episodes) {
+            db.inNewTransaction(em -> new EpisodeStore(db.vendor()).insert(em, new NewEpisode(id, "worker", "work", null,
+                    new TriggerInfo(TriggerInfo.MANUAL, null, null, null, null), null, 3, null, null, true, null, null, null,
+                    null)));
+        }
+        List<Boolean> taken = Concurrently.run(12, i -> new ClusterConcurrency(db, db.vendor(), "node-" + (i % 3))
+                .take(episodes.get(i), List.of(tenantA)));
+
+        assertThat(taken.stream().filter(t -> t).count()).as("slots taken").isEqualTo(3);
+        assertThat(slotsInUse(db, tenantA.scope(), tenantA.key())).isEqualTo(3);
+
+        // an episode that holds one keeps it (a restart on another node), and one ended frees its own
+        String holder = episodes.get(taken.indexOf(true));
+        assertThat(new ClusterConcurrency(db, db.vendor(), "node-9").take(holder, List.of(tenantA))).isTrue();
+        String waiting = episodes.get(taken.indexOf(false));
+        assertThat(new ClusterConcurrency(db, db.vendor(), "node-9").take(waiting, List.of(tenantA))).isFalse();
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_episodes SET status = 'failed' WHERE id = ").value(holder)
+                .executeUpdate(em));
+        assertThat(new ClusterConcurrency(db, db.vendor(), "node-9").take(waiting, List.of(tenantA)))
+                .as("the slot of an episode no longer running is freed by the admission that finds the key full").isTrue();
+        assertThat(slotsInUse(db, tenantA.scope(), tenantA.key())).isEqualTo(3);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void two_nodes_admitting_one_key_at_once_never_run_more_than_its_limit_and_a_finished_run_lets_the_next_start(
+            Vendor vendor) throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        ActorDefinition def = actor(0, keyed("work", 2));
+        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
+        for (int i = 0; i < 6; i++) {
+            assertThat(a.fire("work", "tenant-a", null).kind()).isEqualTo(Kind.QUEUED);
+            assertThat(b.fire("work", "tenant-a", null).kind()).isEqualTo(Kind.QUEUED);
+        }
+        assertThat(a.started()).as("nothing starts before the queue took a slot").isEmpty();
+
+        // both nodes' admission passes at the same instant
+        Concurrently.run(2, i -> {
+            (i == 0 ? a : b).timers().runDue();
+            return null;
+        });
+        List<String> running = new ArrayList<>(a.started());
+        running.addAll(b.started());
+        assertThat(running).as("started across both nodes").hasSize(2);
+        assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(2);
+        assertThat(a.rt().waitingForLimitCount() + b.rt().waitingForLimitCount()).as("queued for the key").isEqualTo(10);
+
+        // one run ends on its node: the next start may come from either node, still at most two
+        String first = running.get(0);
+        Node owner = a.started().contains(first) ? a : b;
+        Node other = owner == a ? b : a;
+        finish(db, owner, first);
+        other.timers().advance(Duration.ofMillis(500));
+        owner.timers().advance(Duration.ofMillis(500));
+        int total = a.started().size() + b.started().size();
+        assertThat(total).as("one more started").isEqualTo(3);
+        assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_key_with_a_short_queue_starts_in_the_same_pass_while_another_key_s_backlog_waits(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        Node n = node(db, "node-a", actor(0, keyed("work", 2)), 4, Duration.ofSeconds(60));
+        List<String> aIds = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            aIds.add(n.fire("work", "tenant-a", null).episodeId());
+        }
+        List<String> bIds = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            bIds.add(n.fire("work", "tenant-b", null).episodeId());
+        }
+        n.timers().runDue();
+
+        assertThat(n.started()).as("two of A (its limit), two of B, within the first pass")
+                .containsExactlyInAnyOrder(aIds.get(0), aIds.get(1), bIds.get(0), bIds.get(1));
+        io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
+                (actor, exp, key) -> n.rt().limitsOf(exp, key));
+        var view = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class,
+                aIds.get(5)))).get(0));
+        assertThat(view.concurrencyKey()).isEqualTo("tenant-a");
+        assertThat(view.waiting()).as("what the console shows").isEqualTo("key tenant-a at limit 2/2");
+
+        // a B run ends: B's third starts, A's backlog still waits for its own key
+        finish(db, n, bIds.get(0));
+        assertThat(n.started()).contains(bIds.get(2)).doesNotContain(aIds.get(2));
+        finish(db, n, aIds.get(0));
+        assertThat(n.started()).contains(aIds.get(2));
+        assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_next_start_goes_to_the_key_that_started_least_recently_whatever_the_order_of_arrival(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        // two local slots, each key could use five: only the turn between keys decides who starts
+        Node n = node(db, "node-a", actor(0, keyed("work", 5)), 2, Duration.ofSeconds(60));
+        List<String> a = new ArrayList<>();
+        List<String> b = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            a.add(n.fire("work", "tenant-a", null).episodeId());
+        }
+        for (int i = 0; i < 10; i++) {
+            b.add(n.fire("work", "tenant-b", null).episodeId());
+        }
+        n.timers().runDue();
+        assertThat(n.started()).as("one of each, not two of the first to arrive").containsExactly(a.get(0), b.get(0));
+
+        finish(db, n, a.get(0));
+        finish(db, n, b.get(0));
+        finish(db, n, a.get(1));
+        assertThat(n.started()).containsExactly(a.get(0), b.get(0), a.get(1), b.get(1), a.get(2));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void queued_work_starts_in_priority_order_and_aging_lets_long_waiting_low_priority_work_through(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        Node n = node(db, "node-a", actor(0, prioritized("work")), 1, Duration.ofSeconds(60));
+        String busy = n.fire("work", null, 0).episodeId();
+        assertThat(n.started()).containsExactly(busy);
+        String low = n.fire("work", null, 0).episodeId();
+        String high = n.fire("work", null, 5).episodeId();
+        String middle = n.fire("work", null, 1).episodeId();
+
+        finish(db, n, busy);
+        finish(db, n, high);
+        finish(db, n, middle);
+        assertThat(n.started()).as("by priority, not arrival").containsExactly(busy, high, middle, low);
+
+        // aging: one level per minute waited; low priority work queued 4 minutes ago beats a fresh 3
+        finish(db, n, low);
+        String blocker = n.fire("work", null, 0).episodeId();
+        String old = n.fire("work", null, 0).episodeId();
+        clock.advance(Duration.ofMinutes(4));
+        String fresh = n.fire("work", null, 3).episodeId();
+        finish(db, n, blocker);
+        assertThat(n.started()).endsWith(blocker, old);
+        finish(db, n, old);
+        assertThat(n.started()).endsWith(old, fresh);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_operator_s_own_priority_orders_the_queue_of_an_actor_that_declares_no_flow_control(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        Node n = node(db, "node-a", actor(0, expectation("work").build("worker")), 1, Duration.ofSeconds(60));
+        ExpectationDefinition work = n.rt().definition().expectation("work").orElseThrow();
+        TriggerInfo manual = new TriggerInfo(TriggerInfo.MANUAL, null, null, null, null);
+        String busy = n.rt().fire(FireRequest.of(work, manual, null, true)).episodeId();
+        String first = n.rt().fire(FireRequest.of(work, manual, null, true)).episodeId();
+        String urgent = n.rt().fire(FireRequest.of(work, manual, null, true).atPriority(7)).episodeId();
+        assertThat(n.launcher().inserted.get(2).priority()).isEqualTo(7);
+
+        finish(db, n, busy);
+        assertThat(n.started()).containsExactly(busy, urgent);
+        finish(db, n, urgent);
+        assertThat(n.started()).containsExactly(busy, urgent, first);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_actor_wide_cluster_limit_holds_across_nodes_and_expectations(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ActorDefinition def = actor(3, expectation("one").build("worker"), expectation("two").build("worker"));
+        Node a = node(db, "node-a", def, 5, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 5, Duration.ofSeconds(60));
+        for (int i = 0; i < 4; i++) {
+            a.fire("one", null, null);
+            b.fire("two", null, null);
+        }
+        a.timers().runDue();
+        b.timers().runDue();
+        assertThat(a.started().size() + b.started().size()).isEqualTo(3);
+        assertThat(slotsInUse(db, "worker", ConcurrencySlot.WHOLE_ACTOR)).isEqualTo(3);
+        String ended = a.started().isEmpty() ? b.started().get(0) : a.started().get(0);
+        finish(db, a.started().contains(ended) ? a : b, ended);
+        a.timers().advance(Duration.ofMillis(500));
+        b.timers().advance(Duration.ofMillis(500));
+        assertThat(a.started().size() + b.started().size()).isEqualTo(4);
+        assertThat(slotsInUse(db, "worker", ConcurrencySlot.WHOLE_ACTOR)).isEqualTo(3);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_rate_limit_starts_at_most_its_burst_at_once_across_nodes_and_the_rest_start_as_their_tokens_come_due(
+            Vendor vendor) throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        ExpectationDefinition rated = expectation("work").build("worker")
+                .withFlow(new FlowControl(null, 0, 0, null, 4, Duration.ofSeconds(10)));
+        ActorDefinition def = actor(0, rated);
+        Node a = node(db, "node-a", def, 20, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 20, Duration.ofSeconds(60));
+        for (int i = 0; i < 6; i++) {
+            assertThat(a.fire("work", null, null).kind()).as("stored and queued, never dropped").isEqualTo(Kind.QUEUED);
+            assertThat(b.fire("work", null, null).kind()).isEqualTo(Kind.QUEUED);
+        }
+        long began = System.nanoTime();
+        Concurrently.run(2, i -> {
+            (i == 0 ? a : b).timers().runDue();
+            return null;
+        });
+        assertThat(a.started().size() + b.started().size()).as("the burst: a full bucket, cluster-wide").isEqualTo(4);
+        assertThat(a.rt().waitingForRateCount() + b.rt().waitingForRateCount()).isEqualTo(8);
+        String queued = (a.rt().waitingForRateCount() > 0 ? a : b).launcher.inserted.stream().map(NewEpisode::id)
+                .filter(id -> !a.started().contains(id) && !b.started().contains(id)).findFirst().orElseThrow();
+        io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
+                (actor, exp, key) -> List.of(), (actor, exp) -> a.rt().ratesOf(exp));
+        String why = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, queued)))
+                .get(0).waiting());
+        assertThat(why).as("its due time is visible").startsWith("rate of worker/work 4 per PT10S, next start due in ")
+                .endsWith(" ms (database clock)");
+
+        // 2.5 s of the database's clock refill one token: a pass after it starts one more, not all
+        Thread.sleep(2_600);
+        a.timers().advance(Duration.ofMillis(500));
+        b.timers().advance(Duration.ofMillis(500));
+        double seconds = (System.nanoTime() - began) / 1e9;
+        int started = a.started().size() + b.started().size();
+        assertThat(started).as("after %.2f s", seconds).isBetween(5, 4 + (int) Math.ceil(seconds * 0.4));
+    }
+}
