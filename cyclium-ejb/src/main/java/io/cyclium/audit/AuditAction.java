@@ -14,6 +14,7 @@ public enum AuditAction {
     EPISODE_APPROVE("episode.approve", SubjectKind.EPISODE),
     EPISODE_DENY("episode.deny", SubjectKind.EPISODE),
     EPISODE_RESOLVE_WAIT("episode.resolve-wait", SubjectKind.EPISODE),
+    EPISODE_SIGNAL("episode.signal", SubjectKind.EPISODE),
     OUTPUT_RETRY("output.retry", SubjectKind.OUTPUT),
     NODE_MODE("node.mode", SubjectKind.NODE),
     ACTOR_MODE("actor.mode", SubjectKind.ACTOR),

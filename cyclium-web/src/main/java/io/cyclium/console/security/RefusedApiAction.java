@@ -32,6 +32,7 @@ final class RefusedApiAction {
             route("POST", "/episodes/" + ID + "/approve", AuditAction.EPISODE_APPROVE),
             route("POST", "/episodes/" + ID + "/deny", AuditAction.EPISODE_DENY),
             route("POST", "/episodes/" + ID + "/resolve-wait", AuditAction.EPISODE_RESOLVE_WAIT),
+            route("POST", "/episodes/" + ID + "/signals/[^/]+", AuditAction.EPISODE_SIGNAL),
             route("POST", "/outputs/" + ID + "/retry", AuditAction.OUTPUT_RETRY),
             route("POST", "/actors/" + ID + "/pause", AuditAction.ACTOR_PAUSE),
             route("POST", "/actors/" + ID + "/resume", AuditAction.ACTOR_RESUME),
