@@ -35,7 +35,8 @@ public enum AuditAction {
     INSTANCE_CANCEL("instance.cancel", SubjectKind.INSTANCE),
     INSTANCE_RESUME("instance.resume", SubjectKind.INSTANCE),
     INSTANCE_STEP_RETRY("instance.step-retry", SubjectKind.INSTANCE),
-    INSTANCE_STEP_APPROVE("instance.step-approve", SubjectKind.INSTANCE);
+    INSTANCE_STEP_APPROVE("instance.step-approve", SubjectKind.INSTANCE),
+    INSTANCE_SIGNAL("instance.signal", SubjectKind.INSTANCE);
 
     private final String wire;
     private final SubjectKind subject;

@@ -48,6 +48,19 @@ public class WaitStore {
     /** Payloads of kept signals are capped like journal details. */
     public static final int MAX_PAYLOAD_CHARS = EpisodeStore.MAX_DETAIL_CHARS;
 
+    /** Signal names: what a strategy's {@code waitFor} or a workflow step's signal gate names, safe in a URL path. */
+    public static final java.util.regex.Pattern SIGNAL_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,254}");
+
+    /** {@code name} when it is a valid signal name; a 400 naming {@code field} otherwise. */
+    public static String checkSignalName(String name, String field) {
+        if (name == null || !SIGNAL_NAME.matcher(name).matches()) {
+            throw io.cyclium.problem.Problem.invalid(field, "a signal name is 1 to 255 letters, digits, '.', '_', ':' or '-',"
+                    + " starting with a letter or digit; was \"" + (name == null ? "" : name.length() > 64
+                    ? name.substring(0, 64) + "…" : name) + "\"");
+        }
+        return name;
+    }
+
     private final DatabaseTime time;
 
     public WaitStore(DatabaseTime time) {

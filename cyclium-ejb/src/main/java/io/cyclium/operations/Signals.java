@@ -10,7 +10,6 @@ import io.cyclium.telemetry.Telemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonValue;
-import java.util.regex.Pattern;
 
 /**
  * Signals to episodes: a named JSON payload for a waiting episode ({@code Step.waitFor(name)}).
@@ -22,9 +21,6 @@ import java.util.regex.Pattern;
  */
 @ApplicationScoped
 public class Signals {
-
-    /** Signal names: what a strategy's {@code waitFor} names, safe in a URL path. */
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,254}");
 
     @Inject
     ActorHost host;
@@ -50,7 +46,7 @@ public class Signals {
 
     public SignalOutcome signalEpisode(String episodeId, String name, JsonValue payload, String by) {
         SignalDelivery.Delivered d = new SignalDelivery(tx, host.store(), new WaitStore(vendor), identity.name())
-                .toEpisode(EpisodeService.checkId(episodeId), checkName(name), payload, by, a -> host.runtime(a).isPresent());
+                .toEpisode(EpisodeService.checkId(episodeId), WaitStore.checkSignalName(name, "name"), payload, by, a -> host.runtime(a).isPresent());
         telemetry.count("signal_received", "outcome", d.outcome().outcome());
         if (d.outcome().delivered()) {
             telemetry.count("signal_delivered", "actor", d.actorId(), "how", "waiting");
@@ -59,12 +55,4 @@ public class Signals {
         return d.outcome();
     }
 
-    static String checkName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw Problem.invalid("name", "a signal name is 1 to 255 letters, digits, '.', '_', ':' or '-', starting with a"
-                    + " letter or digit; was \"" + (name == null ? "" : name.length() > 64 ? name.substring(0, 64) + "…" : name)
-                    + "\"");
-        }
-        return name;
-    }
 }

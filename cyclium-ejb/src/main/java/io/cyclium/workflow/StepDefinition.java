@@ -8,12 +8,26 @@ import java.util.List;
  * {@code dependsOn} has finished. The episode's payload is the instance's payload plus the
  * summaries of the steps it depends on (see {@link StepInput}). A failed non-critical step does not
  * fail the instance, and its dependents still run; a step with an approval gate waits, the
- * instance blocked, until an operator approves it.
+ * instance blocked, until an operator approves it; a step with a signal gate ({@code signal}, null:
+ * none) waits the same way until a signal of that name arrives for its instance (one sent before
+ * the step's dependencies are done opens the gate in advance).
  */
 public record StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
-        boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
+        boolean approval, FailurePolicy onFailure, RetryPolicy retry, String signal) {
 
     public StepDefinition {
         dependsOn = List.copyOf(dependsOn);
+        signal = signal == null || signal.isBlank() ? null : signal;
+    }
+
+    /** Without a signal gate. */
+    public StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
+            boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
+        this(id, actor, expectation, dependsOn, critical, approval, onFailure, retry, null);
+    }
+
+    /** Whether the step waits for an approval or a signal before it starts. */
+    public boolean gated() {
+        return approval || signal != null;
     }
 }

@@ -76,7 +76,14 @@ public final class WorkflowJson {
         }
         return new StepDefinition(string(o, "id", at + ".id", true), string(o, "actor", at + ".actor", true),
                 string(o, "expectation", at + ".expectation", true), strings(o, "dependsOn", at + ".dependsOn"),
-                bool(o, "critical", at + ".critical", true), bool(o, "approval", at + ".approval", false), onFailure, retry);
+                bool(o, "critical", at + ".critical", true), bool(o, "approval", at + ".approval", false), onFailure, retry,
+                signal(o, at + ".signal"));
+    }
+
+    /** A step's signal gate: absent or null for none, else a signal name (letters, digits, . _ : -). */
+    private static String signal(JsonObject o, String at) {
+        String name = string(o, "signal", at, false);
+        return name == null ? null : io.cyclium.episode.WaitStore.checkSignalName(name, at);
     }
 
     public static JsonObject write(WorkflowDefinition def) {
@@ -97,9 +104,14 @@ public final class WorkflowJson {
         JsonArrayBuilder steps = Json.createArrayBuilder();
         for (StepDefinition s : def.steps()) {
             RetryPolicy r = s.retry();
-            steps.add(Json.createObjectBuilder().add("id", s.id()).add("actor", s.actor()).add("expectation", s.expectation())
+            JsonObjectBuilder step = Json.createObjectBuilder().add("id", s.id()).add("actor", s.actor()).add("expectation", s.expectation())
                     .add("dependsOn", Json.createArrayBuilder(s.dependsOn())).add("critical", s.critical())
-                    .add("approval", s.approval()).add("onFailure", s.onFailure().wire())
+                    .add("approval", s.approval());
+            if (s.signal() != null) {
+                // only when set: a definition without signal gates keeps the JSON (and version) it had
+                step.add("signal", s.signal());
+            }
+            steps.add(step.add("onFailure", s.onFailure().wire())
                     .add("retry", Json.createObjectBuilder().add("maxAttempts", r.maxAttempts())
                             .add("initialDelay", r.initialDelay().toString()).add("multiplier", r.multiplier())
                             .add("maxDelay", r.maxDelay().toString()).add("jitter", r.jitter())

@@ -148,18 +148,8 @@ public class EpisodeResource {
     @Path("{id}/signals/{name}")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response signal(@PathParam("id") String id, @PathParam("name") String name, String body) {
-        Signals.SignalOutcome r = operator.perform(AuditAction.EPISODE_SIGNAL, id, () -> {
-            JsonObject o = JsonBodies.object(body);
-            for (String field : o.keySet()) {
-                if (!field.equals("payload")) {
-                    throw Problem.invalid(field, "unknown field \"" + field + "\": a signal's body is {\"payload\": <any JSON value>}");
-                }
-            }
-            if (!o.containsKey("payload")) {
-                throw Problem.invalid("payload", "\"payload\" is required (any JSON value, null included)");
-            }
-            return signals.signalEpisode(id, name, o.get("payload"), operator.operator().user());
-        });
+        Signals.SignalOutcome r = operator.perform(AuditAction.EPISODE_SIGNAL, id,
+                () -> signals.signalEpisode(id, name, JsonBodies.signalPayload(body), operator.operator().user()));
         SignalSent sent = new SignalSent(r.episodeId(), r.name(), r.outcome(), r.status());
         return r.delivered() ? Response.ok(sent).build() : Response.accepted(sent).build();
     }

@@ -52,7 +52,8 @@ final class RefusedApiAction {
             route("POST", "/workflow-instances/" + ID + "/cancel", AuditAction.INSTANCE_CANCEL),
             route("POST", "/workflow-instances/" + ID + "/resume", AuditAction.INSTANCE_RESUME),
             route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/retry", AuditAction.INSTANCE_STEP_RETRY),
-            route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/approve", AuditAction.INSTANCE_STEP_APPROVE));
+            route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/approve", AuditAction.INSTANCE_STEP_APPROVE),
+            route("POST", "/workflow-instances/" + ID + "/signals/[^/]+", AuditAction.INSTANCE_SIGNAL));
 
     /** The action and its subject (null when the action has none; {@link #THIS_NODE} for the node). */
     record Match(AuditAction action, String subjectId) {
