@@ -5,9 +5,10 @@
 -- timeout). Whoever deletes the row resolves the wait — the due timer of any node, a signal, an
 -- event matching wait_key, an operator — and only that one: the DELETE is the guard (WaitStore),
 -- so two nodes racing for the same due sleeper, or a signal racing its timeout, resume it once.
--- cyclium_signals: a signal sent to an episode (or a workflow instance) that does not wait for
--- that name yet, kept until it does (the oldest one first), then deleted in the transaction that
--- hands its payload over.
+-- cyclium_signals: a signal sent to an episode that does not wait for that name yet, kept until it
+-- does (the oldest one first), then deleted in the transaction that hands its payload over; and the
+-- signals that opened a workflow instance's signal gates (instance_id), kept as its record. Both
+-- tables go with their episode or instance (ON DELETE CASCADE): retention's purge takes them along.
 CREATE TABLE cyclium_waits (
     episode_id      VARCHAR(36)  NOT NULL PRIMARY KEY,
     actor_id        VARCHAR(255) NOT NULL,
@@ -17,7 +18,9 @@ CREATE TABLE cyclium_waits (
     name            VARCHAR(255) NOT NULL,
     wait_key        VARCHAR(255),
     wake_at         TIMESTAMP(6),
-    created_at      TIMESTAMP(6) NOT NULL
+    created_at      TIMESTAMP(6) NOT NULL,
+    CONSTRAINT fk_cyclium_waits_episode FOREIGN KEY (episode_id)
+        REFERENCES cyclium_episodes (id) ON DELETE CASCADE
 );
 -- the due timer's question: due rows, soonest first
 CREATE INDEX ix_cyclium_waits_due ON cyclium_waits (wake_at);
@@ -25,11 +28,16 @@ CREATE INDEX ix_cyclium_waits_due ON cyclium_waits (wake_at);
 CREATE INDEX ix_cyclium_waits_key ON cyclium_waits (name, wait_key);
 CREATE TABLE cyclium_signals (
     id              VARCHAR(36)  NOT NULL PRIMARY KEY,
-    target_kind     VARCHAR(16)  NOT NULL,
-    target_id       VARCHAR(64)  NOT NULL,
+    episode_id      VARCHAR(36),
+    instance_id     VARCHAR(36),
     name            VARCHAR(255) NOT NULL,
     payload         CLOB,
     sent_by         VARCHAR(255),
-    created_at      TIMESTAMP(6) NOT NULL
+    created_at      TIMESTAMP(6) NOT NULL,
+    CONSTRAINT fk_cyclium_signals_episode FOREIGN KEY (episode_id)
+        REFERENCES cyclium_episodes (id) ON DELETE CASCADE,
+    CONSTRAINT fk_cyclium_signals_instance FOREIGN KEY (instance_id)
+        REFERENCES cyclium_workflow_instances (id) ON DELETE CASCADE
 );
-CREATE INDEX ix_cyclium_signals_target ON cyclium_signals (target_id, name, created_at);
+CREATE INDEX ix_cyclium_signals_episode ON cyclium_signals (episode_id, name, created_at);
+CREATE INDEX ix_cyclium_signals_instance ON cyclium_signals (instance_id, name, created_at);

@@ -192,11 +192,20 @@ public class WaitStore {
         return new Census(sleeping, waiting, due);
     }
 
-    /** Keeps a signal for {@code targetId} until it waits for {@code name}. */
+    /** The column a signal's target is in: its episode's or its workflow instance's id. */
+    private static String targetColumn(String targetKind) {
+        return switch (targetKind) {
+            case EPISODE -> "episode_id";
+            case WORKFLOW_INSTANCE -> "instance_id";
+            default -> throw new IllegalArgumentException("no signal target kind " + targetKind);
+        };
+    }
+
+    /** Keeps a signal for {@code targetId} (an episode until it waits for {@code name}; an instance as its record). */
     public String keepSignal(EntityManager em, String targetKind, String targetId, String name, JsonValue payload, String by) {
         String id = UUID.randomUUID().toString();
-        time.now(new NativeSql().sql("INSERT INTO cyclium_signals (id, target_kind, target_id, name, payload, sent_by, created_at)"
-                        + " VALUES (").value(id).sql(", ").value(targetKind).sql(", ").value(targetId).sql(", ").value(name)
+        time.now(new NativeSql().sql("INSERT INTO cyclium_signals (id, " + targetColumn(targetKind) + ", name, payload, sent_by,"
+                        + " created_at) VALUES (").value(id).sql(", ").value(targetId).sql(", ").value(name)
                 .sql(", ").value(orNull(EpisodeStore.cap(payload))).sql(", ").value(orNull(by)).sql(", "))
                 .sql(")").executeUpdate(em);
         return id;
@@ -209,8 +218,8 @@ public class WaitStore {
     public Optional<KeptSignal> takeSignal(EntityManager em, String targetKind, String targetId, String name) {
         boolean sqlServer = time.vendor() == DatabaseVendor.SQLSERVER;
         List<?> rows = new NativeSql().sql("SELECT id, name, payload, sent_by, created_at FROM cyclium_signals"
-                        + (sqlServer ? " WITH (UPDLOCK, ROWLOCK)" : "") + " WHERE target_id = ").value(targetId)
-                .sql(" AND target_kind = ").value(targetKind).sql(" AND name = ").value(name)
+                        + (sqlServer ? " WITH (UPDLOCK, ROWLOCK)" : "") + " WHERE " + targetColumn(targetKind) + " = ")
+                .value(targetId).sql(" AND name = ").value(name)
                 .sql(" ORDER BY created_at, id" + (sqlServer ? "" : " FOR UPDATE"))
                 .query(em).setMaxResults(1).getResultList();
         if (rows.isEmpty()) {
@@ -221,22 +230,17 @@ public class WaitStore {
         return taken == 1 ? Optional.of(s) : Optional.empty();
     }
 
-    /** The signals kept for {@code targetId}, oldest first (the detail views). */
+    /** The signals kept for episode {@code episodeId}, oldest first (its detail view). */
     @SuppressWarnings("unchecked")
-    public List<KeptSignal> kept(EntityManager em, String targetId, int limit) {
+    public List<KeptSignal> kept(EntityManager em, String episodeId, int limit) {
         List<Object[]> rows = new NativeSql().sql("SELECT id, name, payload, sent_by, created_at FROM cyclium_signals"
-                        + " WHERE target_id = ").value(targetId).sql(" ORDER BY created_at, id")
+                        + " WHERE episode_id = ").value(episodeId).sql(" ORDER BY created_at, id")
                 .query(em).setMaxResults(limit).getResultList();
         List<KeptSignal> out = new ArrayList<>();
         for (Object[] r : rows) {
             out.add(signal(r));
         }
         return out;
-    }
-
-    /** Signals kept for targets that ended: nothing will ever wait for them (retention's purge, a finished episode). */
-    public int dropSignals(EntityManager em, String targetId) {
-        return new NativeSql().sql("DELETE FROM cyclium_signals WHERE target_id = ").value(targetId).executeUpdate(em);
     }
 
     private static final String COLUMNS = "episode_id, actor_id, expectation_id, kind, name, wait_key, wake_at, created_at";

@@ -342,6 +342,7 @@ final class EpisodeWrites {
             env.claims().settling(settling);
         }
         boolean[] settledHere = new boolean[1];
+        boolean[] goesOn = new boolean[1];
         List<Optional<Runnable>> advanced = new ArrayList<>(1);
         Reruns reruns = new Reruns();
         try {
@@ -375,6 +376,7 @@ final class EpisodeWrites {
                 return true;
             });
             claimSettled = done && settledHere[0];
+            goesOn[0] = done && !settles.getAsBoolean();
             if (done && !advanced.isEmpty() && advanced.get(0).isPresent()) {
                 advancedInCommit = true;
                 afterCommit(advanced.get(0).get());
@@ -385,6 +387,9 @@ final class EpisodeWrites {
             return false;
         } finally {
             if (settling != null) {
+                if (goesOn[0]) {
+                    env.claims().stillHeld(settling);
+                }
                 env.claims().settlingEnded(settling);
             }
         }

@@ -147,7 +147,7 @@ class DurableTimersClusterIT {
                 + " milliseconds'", k)).as("woken before due").isZero();
         assertThat(count("SELECT COUNT(*) AS n FROM cyclium_waits w JOIN cyclium_episodes e ON e.id = w.episode_id"
                 + " WHERE e.dedupe_key" + in, k)).as("no wait rows left").isZero();
-        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_signals WHERE target_id IN (SELECT id FROM cyclium_episodes"
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_signals WHERE episode_id IN (SELECT id FROM cyclium_episodes"
                 + " WHERE dedupe_key" + in + ")", k)).as("every kept signal taken").isZero();
     }
 
