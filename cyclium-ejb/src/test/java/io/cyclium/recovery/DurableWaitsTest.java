@@ -105,6 +105,8 @@ class DurableWaitsTest {
                 Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
                 new Budget(50, Duration.ofHours(1)), 0, Duration.ofMinutes(1), null);
         Script strategy;
+        /** What the tasks did with their leases, in order (settled in a write, held again, settled after). */
+        final List<String> leases = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         Cluster(Vendor vendor) {
             jpa = databases.jpa(vendor);
@@ -124,7 +126,41 @@ class DurableWaitsTest {
                     return strategy;
                 }
             };
-            return new TaskEnvironment(jpa, store, lookup, new PassthroughClaimGate(), null, f -> { }, clock, node,
+            PassthroughClaimGate passthrough = new PassthroughClaimGate();
+            io.cyclium.claims.ClaimGate recording = new io.cyclium.claims.ClaimGate() {
+                @Override
+                public Optional<io.cyclium.claims.HeldClaim> acquire(String key, String workType) {
+                    return passthrough.acquire(key, workType);
+                }
+
+                @Override
+                public boolean stillOwns(io.cyclium.claims.HeldClaim claim) {
+                    return true;
+                }
+
+                @Override
+                public void complete(io.cyclium.claims.HeldClaim claim) {
+                    leases.add("complete");
+                }
+
+                @Override
+                public void fail(io.cyclium.claims.HeldClaim claim, String detail) {
+                    leases.add("fail");
+                }
+
+                @Override
+                public Optional<Boolean> settleIn(jakarta.persistence.EntityManager em, io.cyclium.claims.HeldClaim claim,
+                        boolean success, String detail) {
+                    leases.add("settled in the write");
+                    return Optional.of(true);
+                }
+
+                @Override
+                public void stillHeld(io.cyclium.claims.HeldClaim claim) {
+                    leases.add("held again");
+                }
+            };
+            return new TaskEnvironment(jpa, store, lookup, recording, null, f -> { }, clock, node,
                     Telemetry.NOOP).withWaits(waits);
         }
 
@@ -193,6 +229,8 @@ class DurableWaitsTest {
         assertThat(c.run("node-a", id, false)).as("the task ends: no thread, no slot while it sleeps")
                 .isEqualTo(EpisodeTask.Outcome.BLOCKED);
         assertThat(c.row(id).status).isEqualTo("blocked");
+        assertThat(c.leases).as("the lease is settled with the block: nothing holds the episode while it sleeps")
+                .containsExactly("settled in the write");
         assertThat(c.waitRow(id)).get().satisfies(w -> {
             assertThat(w.sleep()).isTrue();
             assertThat(w.wakeAt()).isEqualTo(T0.plus(Duration.ofMinutes(10)));
@@ -288,6 +326,8 @@ class DurableWaitsTest {
         assertThat(c.kinds(id)).containsSubsequence(StepKind.WAIT_STARTED, StepKind.WAIT_RESOLVED, StepKind.EPISODE_COMPLETED);
         assertThat(c.kept(id)).as("taken").isEmpty();
         assertThat(c.waitRow(id)).as("no wait row left behind").isEmpty();
+        assertThat(c.leases).as("the lease stays held through the wait and is settled once, at the end")
+                .containsExactly("held again", "settled in the write");
     }
 
     @ParameterizedTest(name = "on {0}")
