@@ -220,8 +220,10 @@ public class WaitStore {
         List<?> rows = new NativeSql().sql("SELECT id, name, payload, sent_by, created_at FROM cyclium_signals"
                         + (sqlServer ? " WITH (UPDLOCK, ROWLOCK)" : "") + " WHERE " + targetColumn(targetKind) + " = ")
                 .value(targetId).sql(" AND name = ").value(name)
-                .sql(" ORDER BY created_at, id" + (sqlServer ? "" : " FOR UPDATE"))
-                .query(em).setMaxResults(1).getResultList();
+                .sql(" ORDER BY created_at, id ").around(1, time.vendor()::firstRows)
+                // the limit in the text, before FOR UPDATE (MariaDB's order; a row limit the JPA
+                // provider appended would follow it)
+                .sql(sqlServer ? "" : " FOR UPDATE").query(em).getResultList();
         if (rows.isEmpty()) {
             return Optional.empty();
         }
