@@ -384,6 +384,34 @@ class EpisodesIT implements CommandLineClientTests {
 
     @Test
     @RunAsClient
+    void an_event_carrying_the_waits_key_resolves_only_that_wait_with_its_payload(@ArquillianResource URL base) throws Exception {
+        String key = "order-" + UUID.randomUUID();
+        String[] ids = new String[2];
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> started = call(base, "POST", "api/episodes", "{\"actor\":\"it_actor\",\"expectation\":"
+                    + "\"keyed_waiter\",\"payload\":{\"key\":\"" + key + (i == 0 ? "" : "-other") + "\"}}");
+            assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
+            ids[i] = object(started).getString("episodeId");
+        }
+        JsonObject blocked = Json.createReader(new StringReader(awaitStatusOverHttp(base, ids[0], "blocked"))).readObject();
+        assertThat(blocked.getJsonObject("waiting").getString("key")).isEqualTo(key);
+        awaitStatusOverHttp(base, ids[1], "blocked");
+
+        HttpResponse<String> event = call(base, "POST", "api/events", "{\"type\": \"it.payment\", \"payload\":"
+                + " {\"waitKey\": \"" + key + "\", \"paid\": true}}");
+        // no actor starts on it.payment: the answer lists no match (200); the wait is resolved all the same
+        assertThat(event.statusCode()).as(event.body()).isIn(200, 202);
+        JsonObject done = Json.createReader(new StringReader(awaitStatusOverHttp(base, ids[0], "done"))).readObject();
+        assertThat(done.getJsonObject("episode").getString("summary"))
+                .isEqualTo("resolved with {\"waitKey\":\"" + key + "\",\"paid\":true}");
+        Thread.sleep(400);
+        assertThat(object(call(base, "GET", "api/episodes/" + ids[1], null)).getJsonObject("episode").getString("status"))
+                .as("another key's wait is left waiting").isEqualTo("blocked");
+        call(base, "POST", "api/episodes/" + ids[1] + "/cancel", null);
+    }
+
+    @Test
+    @RunAsClient
     void malformed_event_bodies_get_400_naming_the_field_and_create_nothing(@ArquillianResource URL base) throws Exception {
         int before = echoEpisodes(base);
         String[][] cases = {
