@@ -14,6 +14,7 @@ public enum AuditAction {
     EPISODE_APPROVE("episode.approve", SubjectKind.EPISODE),
     EPISODE_DENY("episode.deny", SubjectKind.EPISODE),
     EPISODE_RESOLVE_WAIT("episode.resolve-wait", SubjectKind.EPISODE),
+    EPISODE_SIGNAL("episode.signal", SubjectKind.EPISODE),
     OUTPUT_RETRY("output.retry", SubjectKind.OUTPUT),
     NODE_MODE("node.mode", SubjectKind.NODE),
     ACTOR_MODE("actor.mode", SubjectKind.ACTOR),
@@ -36,7 +37,8 @@ public enum AuditAction {
     INSTANCE_STEP_RETRY("instance.step-retry", SubjectKind.INSTANCE),
     INSTANCE_STEP_APPROVE("instance.step-approve", SubjectKind.INSTANCE),
     /** a bulk action accepted (the subject id is the action's; the detail says what, how many, which filter) */
-    BULK_START("bulk.start", SubjectKind.BULK);
+    BULK_START("bulk.start", SubjectKind.BULK),
+    INSTANCE_SIGNAL("instance.signal", SubjectKind.INSTANCE);
 
     private final String wire;
     private final SubjectKind subject;

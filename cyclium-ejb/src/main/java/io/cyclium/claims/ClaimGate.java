@@ -56,4 +56,12 @@ public interface ClaimGate {
     /** The settle transaction ended, whichever way. */
     default void settlingEnded(HeldClaim claim) {
     }
+
+    /**
+     * A transaction bracketed by {@link #settling} committed without settling the lease (a wait
+     * that a kept signal answered at once: the task goes on): it is held, and renewed, again.
+     * Call it before {@link #settlingEnded}.
+     */
+    default void stillHeld(HeldClaim claim) {
+    }
 }

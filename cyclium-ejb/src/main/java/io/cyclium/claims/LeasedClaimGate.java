@@ -146,6 +146,12 @@ public final class LeasedClaimGate implements ClaimGate {
     }
 
     @Override
+    public void stillHeld(HeldClaim claim) {
+        // held before it stops being pending: a tick in between sees it one way or the other
+        held.put(claim.key(), claim);
+    }
+
+    @Override
     public void settlingEnded(HeldClaim claim) {
         pending.remove(claim.key());
     }

@@ -47,6 +47,10 @@ public class EpisodeStore {
         return vendor.utcNow();
     }
 
+    public DatabaseVendor vendor() {
+        return vendor;
+    }
+
     /**
      * Inserts the episode row. Returns false when the unique index on active dedupe keys refused it:
      * another node (or an earlier trigger) already holds this key, which is the normal way a
@@ -134,20 +138,26 @@ public class EpisodeStore {
                 .setParameter("id", episodeId).setMaxResults(1).getResultList();
         Optional<RunSnapshot.SavedCheckpoint> checkpoint = cps.stream().findFirst()
                 .map(c -> new RunSnapshot.SavedCheckpoint(c.checkpointNo, c.phase, c.schemaVersion, c.state));
-        // A resolution counts when the newest approval/wait entry is a "resolved" one.
+        // A resolution counts when the newest approval/wait entry is a "resolved" one right after
+        // its request, and no checkpoint was taken since the block's (its number is the request's
+        // step number): the state to resume is then the one the strategy had when it blocked, and
+        // the result is handed to it again — also when an earlier run resumed with it and died
+        // before its next checkpoint (a signal's payload, a sleep's end or an approval is not lost
+        // with that run). A checkpoint after the request means the strategy has moved past it.
         List<EpisodeStepEntity> gates = em.createQuery("SELECT s FROM EpisodeStepEntity s WHERE s.episodeId = :id"
                         + " AND s.kind IN :kinds ORDER BY s.stepNo DESC", EpisodeStepEntity.class)
                 .setParameter("id", episodeId)
                 .setParameter("kinds", List.of(StepKind.APPROVAL_REQUESTED, StepKind.APPROVAL_RESOLVED,
-                        StepKind.WAIT_STARTED, StepKind.WAIT_RESOLVED, StepKind.RESUMED))
-                .setMaxResults(3).getResultList();
+                        StepKind.WAIT_STARTED, StepKind.WAIT_RESOLVED))
+                .setMaxResults(2).getResultList();
         Optional<RunSnapshot.Resolution> resolution = Optional.empty();
         if (gates.size() >= 2) {
             EpisodeStepEntity newest = gates.get(0);
             EpisodeStepEntity before = gates.get(1);
             boolean approval = newest.kind.equals(StepKind.APPROVAL_RESOLVED) && before.kind.equals(StepKind.APPROVAL_REQUESTED);
             boolean wait = newest.kind.equals(StepKind.WAIT_RESOLVED) && before.kind.equals(StepKind.WAIT_STARTED);
-            if (approval || wait) {
+            boolean stateFromBlock = checkpoint.map(c -> c.number() <= before.stepNo).orElse(true);
+            if ((approval || wait) && stateFromBlock) {
                 resolution = Optional.of(new RunSnapshot.Resolution(newest.kind, JsonText.parseObject(before.detail),
                         JsonText.parseObject(newest.detail)));
             }
@@ -329,6 +339,15 @@ public class EpisodeStore {
                 .sql(", updated_at = " + now() + (terminal ? ", finished_at = " + now() + ", error_class = 'denied'" : ""))
                 .sql(" WHERE id = ").value(episodeId).sql(" AND status = 'blocked'")
                 .executeUpdate(em);
+    }
+
+    /**
+     * blocked → running again, in the transaction that just blocked it: a signal kept for the wait
+     * it starts was there (the run goes on with it instead of leaving). 0 rows: not blocked.
+     */
+    public int stayRunning(EntityManager em, String episodeId) {
+        return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'running' WHERE id = ?1 AND status = 'blocked'")
+                .setParameter(1, episodeId).executeUpdate();
     }
 
     /** Flags a running episode for cancel at its next step boundary. */

@@ -304,9 +304,24 @@ public final class EpisodeTask implements Runnable {
                     String hash = CanonicalJson.hash(a.plan());
                     return block(s, strategy, state, StepKind.APPROVAL_REQUESTED,
                             Jsons.object().add("plan", a.plan()).add("planHash", hash).build());
-                } else if (step instanceof Step.Wait w) {
-                    return block(s, strategy, state, StepKind.WAIT_STARTED,
-                            Jsons.object().add("reference", w.reference()).build());
+                } else if (step instanceof Step.Wait || step instanceof Step.Sleep) {
+                    WaitSpec spec = step instanceof Step.Wait w ? WaitSpec.of(w) : WaitSpec.of((Step.Sleep) step);
+                    EpisodeWrites.Awaited awaited = writes.await(CheckpointCodec.write(state), strategy.stateVersion(),
+                            spec.startedDetail(), turns, s.ref(), spec);
+                    if (awaited.lost()) {
+                        return Outcome.CLAIM_LOST;
+                    }
+                    if (awaited.blocked()) {
+                        env.telemetry().count("episode_blocked", "actor", s.ref().actorId(), "reason",
+                                spec.sleep() ? "sleep" : StepKind.WAIT_STARTED);
+                        return Outcome.BLOCKED;
+                    }
+                    // a signal kept for this wait answered it at once: the run goes on from the
+                    // block's checkpoint, as a resumed run would
+                    env.telemetry().count("signal_delivered", "actor", s.ref().actorId(), "how", "kept");
+                    checkpointBase = writes.nextStepNo() - 2;
+                    turnsAtCheckpoint = turns;
+                    state = strategy.onResult(state, StepResult.waitResolved(spec.name(), awaited.signal().payload()), ctx);
                 } else if (step instanceof Step.Done d) {
                     return finish(s, EpisodeStatus.DONE, d.summary(), null, Jsons.object()
                             .add("summary", d.summary() == null ? "" : d.summary()).build());

@@ -6,6 +6,7 @@ import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.StepKind;
+import io.cyclium.episode.WaitStore;
 import io.cyclium.claims.HeldClaim;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -211,6 +212,63 @@ final class EpisodeWrites {
         return blocked;
     }
 
+    /** What a sleep's or wait's block came to: blocked, lost (moved on under us), or answered at once by a kept signal. */
+    record Awaited(boolean blocked, WaitStore.KeptSignal signal) {
+        boolean lost() {
+            return !blocked && signal == null;
+        }
+    }
+
+    /**
+     * {@link #block} for a sleep or a wait, with its row in {@code cyclium_waits} (its name, key and
+     * due time) in the same transaction. A wait for a name first takes a signal kept for it: then the
+     * episode does not leave — it stays running, the journal says the wait started and was resolved
+     * by that signal, the lease stays held (not settled), and the run goes on with the payload. The
+     * block's UPDATE holds the episode row first, as a signal's sender does, so a signal either was
+     * kept before (and is taken here) or finds this wait's row after the commit.
+     */
+    Awaited await(String stateJson, int stateVersion, JsonObject detail, int turns, io.cyclium.keys.EpisodeRef ref,
+            WaitSpec spec) {
+        int cpNo = stepNo;
+        int no = stepNo++;
+        int resolvedNo = stepNo;
+        WaitStore.KeptSignal[] taken = new WaitStore.KeptSignal[1];
+        boolean blocked = rowThenJournal(() -> (spec.sleep() ? "sleep" : "wait") + " at step " + no, no, StepKind.WAIT_STARTED,
+                true, null, null, () -> taken[0] == null, em -> {
+            taken[0] = null;
+            if (env.store().block(em, episodeId, turns) != 1) {
+                return false;
+            }
+            env.store().checkpoint(em, episodeId, cpNo, BLOCKED_PHASE, stateVersion, stateJson);
+            if (!env.store().journal(em, episodeId, no, StepKind.WAIT_STARTED, env.node(), detail, null, null, null)) {
+                throw new Undo("step " + no + " of episode " + episodeId + " was journaled by another owner");
+            }
+            if (!spec.sleep()) {
+                Optional<WaitStore.KeptSignal> kept = env.waits().takeSignal(em, WaitStore.EPISODE, episodeId, spec.name());
+                if (kept.isPresent()) {
+                    env.store().stayRunning(em, episodeId);
+                    env.store().journal(em, episodeId, resolvedNo, StepKind.WAIT_RESOLVED, env.node(),
+                            WaitSpec.signalDetail(spec.name(), kept.get()), null, null, null);
+                    taken[0] = kept.get();
+                    return true;
+                }
+            }
+            env.waits().register(em, ref, spec.sleep() ? WaitStore.SLEEP : WaitStore.WAIT, spec.name(), spec.key(),
+                    spec.wakeInMillis(), spec.wakeAt());
+            return true;
+        });
+        if (taken[0] != null) {
+            stepNo++;
+            progressed(no, StepKind.WAIT_STARTED);
+            progressed(resolvedNo, StepKind.WAIT_RESOLVED);
+            return new Awaited(false, taken[0]);
+        }
+        if (blocked) {
+            progressed(no, StepKind.WAIT_STARTED);
+        }
+        return new Awaited(blocked, null);
+    }
+
     /**
      * The terminal status and the last journal row in one transaction, the row first (see
      * {@link #block}). The journal row is guarded too: a step another owner wrote means we are not
@@ -269,11 +327,22 @@ final class EpisodeWrites {
      */
     private boolean rowThenJournal(Supplier<String> what, int no, String kind, boolean success, String failDetail,
             EpisodeFinished ending, Function<EntityManager, Boolean> work) {
+        return rowThenJournal(what, no, kind, success, failDetail, ending, () -> true, work);
+    }
+
+    /**
+     * {@link #rowThenJournal(Supplier, int, String, boolean, String, EpisodeFinished, Function)};
+     * {@code settles}, asked after the work ran: whether the lease is settled with it (false: the
+     * run goes on, a wait answered at once).
+     */
+    private boolean rowThenJournal(Supplier<String> what, int no, String kind, boolean success, String failDetail,
+            EpisodeFinished ending, java.util.function.BooleanSupplier settles, Function<EntityManager, Boolean> work) {
         HeldClaim settling = claim;
         if (settling != null) {
             env.claims().settling(settling);
         }
         boolean[] settledHere = new boolean[1];
+        boolean[] goesOn = new boolean[1];
         List<Optional<Runnable>> advanced = new ArrayList<>(1);
         Reruns reruns = new Reruns();
         try {
@@ -293,7 +362,7 @@ final class EpisodeWrites {
                 if (!work.apply(em)) {
                     return false;
                 }
-                if (settling != null) {
+                if (settling != null && settles.getAsBoolean()) {
                     Optional<Boolean> settled = env.claims().settleIn(em, settling, success, failDetail);
                     if (settled.isPresent() && !settled.get()) {
                         throw new Undo("its lease " + settling + " moved on");
@@ -307,6 +376,7 @@ final class EpisodeWrites {
                 return true;
             });
             claimSettled = done && settledHere[0];
+            goesOn[0] = done && !settles.getAsBoolean();
             if (done && !advanced.isEmpty() && advanced.get(0).isPresent()) {
                 advancedInCommit = true;
                 afterCommit(advanced.get(0).get());
@@ -317,6 +387,9 @@ final class EpisodeWrites {
             return false;
         } finally {
             if (settling != null) {
+                if (goesOn[0]) {
+                    env.claims().stillHeld(settling);
+                }
                 env.claims().settlingEnded(settling);
             }
         }

@@ -20,7 +20,14 @@ final class Resolutions {
      */
     static Optional<StepResult> resultOf(RunSnapshot.Resolution r) {
         if (!r.kind().equals(StepKind.APPROVAL_RESOLVED)) {
-            return Optional.of(StepResult.waitResolved(r.requested().getString("reference", ""), r.resolved().get("value")));
+            String reference = r.requested().getString("reference", "");
+            if (r.requested().getBoolean("sleep", false)) {
+                return Optional.of(StepResult.slept(r.resolved().get("due")));
+            }
+            if (r.resolved().getBoolean("timedOut", false)) {
+                return Optional.of(StepResult.waitTimedOut(reference));
+            }
+            return Optional.of(StepResult.waitResolved(reference, r.resolved().get("value")));
         }
         JsonObject plan = r.requested().getJsonObject("plan");
         String recorded = r.requested().getString("planHash", "");

@@ -19,6 +19,8 @@ final class StepSpans {
             return "wait approval";
         } else if (step instanceof Step.Wait w) {
             return "wait " + w.reference();
+        } else if (step instanceof Step.Sleep) {
+            return "sleep";
         } else if (step instanceof Step.Done) {
             return "done";
         }

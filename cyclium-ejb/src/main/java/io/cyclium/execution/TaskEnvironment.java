@@ -4,6 +4,7 @@ import io.cyclium.claims.ClaimGate;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.episode.EpisodeProgressed;
 import io.cyclium.episode.EpisodeStore;
+import io.cyclium.episode.WaitStore;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.telemetry.Tracing;
@@ -19,10 +20,19 @@ import java.util.function.Consumer;
  * @param tracing       spans of runs, steps, writes and deliveries ({@link Tracing#OFF}: none)
  * @param advancement   what a workflow step's terminal write also does in its transaction
  *                      ({@link StepAdvancement#NONE}: nothing, the terminal event does it after)
+ * @param waits         the rows of sleeps, waits and kept signals (due times on the database clock)
  */
 public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
         ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
-        Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing, StepAdvancement advancement) {
+        Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing, StepAdvancement advancement,
+        WaitStore waits) {
+
+    public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
+            Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
+            Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing, StepAdvancement advancement) {
+        this(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, writePatience, tracing,
+                advancement, new WaitStore(store.vendor()));
+    }
 
     public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
             Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
@@ -46,19 +56,25 @@ public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategi
     /** The same environment with another patience for writes. */
     public TaskEnvironment withWritePatience(Duration patience) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                patience, tracing, advancement);
+                patience, tracing, advancement, waits);
     }
 
     /** The same environment with spans. */
     public TaskEnvironment withTracing(Tracing other) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                writePatience, other, advancement);
+                writePatience, other, advancement, waits);
     }
 
     /** The same environment whose workflow steps' terminal writes advance their instances with {@code other}. */
     public TaskEnvironment withAdvancement(StepAdvancement other) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                writePatience, tracing, other);
+                writePatience, tracing, other, waits);
+    }
+
+    /** The same environment with another wait store (tests: due times on a test clock). */
+    public TaskEnvironment withWaits(WaitStore other) {
+        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
+                writePatience, tracing, advancement, other);
     }
 
     /** Without anyone told of journal rows as they are written (tests, tools). */

@@ -15,5 +15,26 @@ import java.util.List;
  */
 public record EpisodeDetail(EpisodeView episode, String triggerRef, boolean cancelRequested, List<StepView> steps,
         List<CheckpointView> checkpoints, List<OutputView> outputs, List<FindingView> findings, ClaimQueries.ClaimRow claim,
-        LocalDateTime nextRetryAt, String retriedBy) {
+        LocalDateTime nextRetryAt, String retriedBy, WaitView waiting, List<KeptSignalView> keptSignals) {
+
+    /** Without a sleep, a wait or kept signals (tests). */
+    public EpisodeDetail(EpisodeView episode, String triggerRef, boolean cancelRequested, List<StepView> steps,
+            List<CheckpointView> checkpoints, List<OutputView> outputs, List<FindingView> findings, ClaimQueries.ClaimRow claim,
+            LocalDateTime nextRetryAt, String retriedBy) {
+        this(episode, triggerRef, cancelRequested, steps, checkpoints, outputs, findings, claim, nextRetryAt, retriedBy, null,
+                List.of());
+    }
+
+    /**
+     * What a blocked episode sleeps or waits for: {@code kind} sleep or wait, the name a signal or
+     * event must carry ({@code "sleep"} for a sleep), the key an event resolves it by (null: none),
+     * when it is due (the sleep's end or the wait's timeout, UTC on the database clock; null: no
+     * timeout), and since when.
+     */
+    public record WaitView(String kind, String name, String key, LocalDateTime dueAt, LocalDateTime since) {
+    }
+
+    /** A signal kept for the episode until it waits for the name (UTC). */
+    public record KeptSignalView(String name, String payload, String sentBy, LocalDateTime sentAt) {
+    }
 }

@@ -12,6 +12,7 @@ import io.cyclium.episode.EpisodeStepEntity;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.episode.StepKind;
 import io.cyclium.episode.TriggerInfo;
+import io.cyclium.episode.WaitStore;
 import io.cyclium.execution.RunControl;
 import io.cyclium.keys.EpisodeClaimKey;
 
@@ -179,8 +180,14 @@ public class EpisodeService {
             ClaimQueries.ClaimRow claim = new ClaimQueries(vendor).find(em, EpisodeClaimKey.of(e.dedupeKey, e.id))
                     .orElse(null);
             EpisodeRetryQueries.RetryState retry = new EpisodeRetryQueries().state(em, id);
+            WaitStore waitRows = new WaitStore(vendor);
+            EpisodeDetail.WaitView waiting = waitRows.find(em, id).map(w -> new EpisodeDetail.WaitView(w.kind(), w.name(), w.key(),
+                    utc(w.wakeAt()), utc(w.since()))).orElse(null);
+            List<EpisodeDetail.KeptSignalView> kept = waitRows.kept(em, id, 50).stream()
+                    .map(k -> new EpisodeDetail.KeptSignalView(k.name(), k.payload().toString(), k.sentBy(), utc(k.sentAt())))
+                    .toList();
             return new EpisodeDetail(waits().views(em, List.of(e)).get(0), e.triggerRef, e.cancelRequested, steps, cps, outputs, findings, claim,
-                    retry.dueAt().orElse(null), retry.retriedBy().orElse(null));
+                    retry.dueAt().orElse(null), retry.retriedBy().orElse(null), waiting, kept);
         });
     }
 
@@ -293,6 +300,11 @@ public class EpisodeService {
 
     private void cancelIdle(EpisodeEntity row, boolean queuedOnly) {
         boolean canceled = tx.inNewTransaction(em -> {
+            if (!queuedOnly) {
+                // a sleeping or waiting episode: its wait row goes first (the resolvers' lock order),
+                // so no timer wakes it and no signal resolves it once it is canceled
+                new WaitStore(vendor).release(em, row.id);
+            }
             if (store().cancelIdle(em, row.id, queuedOnly) == 0) {
                 return false;
             }
@@ -388,6 +400,9 @@ public class EpisodeService {
             if (!expected.equals(reference)) {
                 throw Problem.conflict("episode " + id + " waits for \"" + expected + "\", not \"" + reference + "\"");
             }
+            // the wait row first (the lock order of every resolver: wait row, episode row, journal);
+            // an episode blocked before waits had rows has none, and its status guard decides alone
+            new WaitStore(vendor).release(em, id);
             if (store().unblock(em, id, EpisodeStatus.RUNNING, resumedBy(e.actorId)) == 0) {
                 throw Problem.conflict("episode " + id + " was resolved by someone else");
             }
@@ -419,7 +434,11 @@ public class EpisodeService {
                 .setMaxResults(1).getResultList().stream().findFirst();
     }
 
-    private static String checkId(String episodeId) {
+    private static java.time.LocalDateTime utc(java.time.Instant t) {
+        return t == null ? null : java.time.LocalDateTime.ofInstant(t, java.time.ZoneOffset.UTC);
+    }
+
+    static String checkId(String episodeId) {
         if (episodeId == null || !ID.matcher(episodeId).matches()) {
             throw Problem.notFound("no episode " + (episodeId == null ? "" : episodeId.length() > 64
                     ? episodeId.substring(0, 64) + "…" : episodeId));

@@ -67,6 +67,14 @@ public class HostLocalActors implements LocalActors {
     }
 
     @Override
+    public boolean resume(String actorId, String expectationId, String episodeId) {
+        return host.runtime(actorId).map(rt -> {
+            rt.resume(episodeId, expectationId);
+            return true;
+        }).orElse(false);
+    }
+
+    @Override
     public Collection<RunControl> localRunning() {
         return host.localRunning();
     }

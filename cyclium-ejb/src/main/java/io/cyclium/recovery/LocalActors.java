@@ -46,6 +46,15 @@ public interface LocalActors {
         return recover(actorId, episodeId, claim);
     }
 
+    /**
+     * Resumes an episode whose wait or sleep this node resolved (phase resume_due, run node this
+     * one) through its actor's slots; false when the actor is not here (the next sweep of a node
+     * that runs it resumes it).
+     */
+    default boolean resume(String actorId, String expectationId, String episodeId) {
+        return false;
+    }
+
     /** The tasks running on this node now. */
     Collection<RunControl> localRunning();
 

@@ -26,7 +26,8 @@ import java.util.logging.Logger;
 /**
  * Finds running episodes nobody drives — stale journals after a hard stop, or rows a drain stamped
  * interrupted — and restarts or fails each exactly once across the cluster: the timer around
- * {@link OrphanRecovery}, which holds the logic.
+ * {@link OrphanRecovery}, which holds the logic. Each sweep first wakes due sleepers and times out
+ * due waits ({@link DueWaits}): the durable timers' due check costs no timer and no tick of its own.
  */
 @Singleton
 @Startup
@@ -70,11 +71,15 @@ public class RecoverySweep {
     TimerService timers;
 
     private OrphanRecovery recovery;
+    private DueWaits dueWaits;
 
     @PostConstruct
     void start() {
         recovery = new OrphanRecovery(config, identity.name(), tx, new RecoveryStore(vendor), claims, actors, resolvers,
                 finished::fire, telemetry);
+        io.cyclium.episode.WaitStore waits = new io.cyclium.episode.WaitStore(vendor);
+        dueWaits = new DueWaits(tx, waits, new io.cyclium.episode.WaitResolution(new io.cyclium.episode.EpisodeStore(vendor), waits),
+                identity.name(), actors, telemetry);
         // Armed whatever the boot mode: the mode can change at runtime, and each sweep checks it.
         timers.createIntervalTimer(config.recoveryInitialDelay().toMillis(), config.recoveryInterval().toMillis(),
                 new TimerConfig("cyclium-recovery-sweep", false));
@@ -91,11 +96,25 @@ public class RecoverySweep {
                 });
     }
 
+    /** The due-time pass of the durable timers: its failure is logged and counted, and never stops the sweep. */
+    private void wakeDue(SweepScope scope) {
+        BackgroundPass.run("wait_due_pass", LOG, telemetry, () -> "Waking due sleepers on " + identity.name()
+                + " failed; the next sweep tries again in " + config.recoveryInterval().toMillis() + " ms", () -> {
+                    int woke = dueWaits.wake(scope.env());
+                    if (woke > 0) {
+                        LOG.fine(() -> "Woke " + woke + " due sleepers or timed-out waits on " + identity.name());
+                    }
+                });
+    }
+
     /**
      * One sweep over the given scope (also the API's "run the sweep now"), then the workflow
      * engine's reconcile of that scope (observers of {@link io.cyclium.runtime.RecoverySwept}).
      */
     public SweepReport sweep(SweepScope scope) {
+        // due sleepers and timed-out waits first: one whose actor does not run here is left
+        // resume_due without a node, and the orphan pass below (here or on another node) resumes it
+        wakeDue(scope);
         SweepReport report = recovery.sweep(scope);
         swept.fire(new io.cyclium.runtime.RecoverySwept(scope.stack(), scope.anyStack(), scope.env()));
         return report;

@@ -8,21 +8,41 @@ import java.util.List;
  * {@code dependsOn} has finished. The episode's payload is the instance's payload plus the
  * summaries of the steps it depends on (see {@link StepInput}). A failed non-critical step does not
  * fail the instance, and its dependents still run; a step with an approval gate waits, the
- * instance blocked, until an operator approves it. {@code priority} non-zero is the step
- * episode's place among its actor's queued work; 0 takes its expectation's (which may read the
- * step's input, {@code @Expectation(priorityField)}). Its expectation's concurrency key and
+ * instance blocked, until an operator approves it; a step with a signal gate ({@code signal}, null:
+ * none) waits the same way until a signal of that name arrives for its instance (one sent before
+ * the step's dependencies are done opens the gate in advance). {@code priority} non-zero is the
+ * step episode's place among its actor's queued work; 0 takes its expectation's (which may read
+ * the step's input, {@code @Expectation(priorityField)}). Its expectation's concurrency key and
  * cluster-wide limits apply to it like to any of its episodes.
  */
 public record StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
-        boolean approval, FailurePolicy onFailure, RetryPolicy retry, int priority) {
+        boolean approval, FailurePolicy onFailure, RetryPolicy retry, int priority, String signal) {
+
+    /** At its expectation's priority, without a signal gate. */
+    public StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
+            boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
+        this(id, actor, expectation, dependsOn, critical, approval, onFailure, retry, 0, null);
+    }
+
+    /** Without a signal gate. */
+    public StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
+            boolean approval, FailurePolicy onFailure, RetryPolicy retry, int priority) {
+        this(id, actor, expectation, dependsOn, critical, approval, onFailure, retry, priority, null);
+    }
 
     /** At its expectation's priority. */
     public StepDefinition(String id, String actor, String expectation, List<String> dependsOn, boolean critical,
-            boolean approval, FailurePolicy onFailure, RetryPolicy retry) {
-        this(id, actor, expectation, dependsOn, critical, approval, onFailure, retry, 0);
+            boolean approval, FailurePolicy onFailure, RetryPolicy retry, String signal) {
+        this(id, actor, expectation, dependsOn, critical, approval, onFailure, retry, 0, signal);
     }
 
     public StepDefinition {
         dependsOn = List.copyOf(dependsOn);
+        signal = signal == null || signal.isBlank() ? null : signal;
+    }
+
+    /** Whether the step waits for an approval or a signal before it starts. */
+    public boolean gated() {
+        return approval || signal != null;
     }
 }

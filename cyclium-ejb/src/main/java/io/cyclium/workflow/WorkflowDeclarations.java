@@ -27,7 +27,7 @@ public final class WorkflowDeclarations {
         for (WorkflowStep s : w.steps()) {
             steps.add(new StepDefinition(s.id(), s.actor(), s.expectation(), List.of(s.dependsOn()), s.critical(),
                     s.approval(), s.onFailure(), RetryPolicy.of(s.maxAttempts(), s.initialDelayMs(), s.multiplier(),
-                            s.maxDelayMs(), s.jitter(), s.nonRetryable()), s.priority()));
+                            s.maxDelayMs(), s.jitter(), s.nonRetryable()), s.priority(), s.signal()));
         }
         return new WorkflowDefinition(w.id(), w.subjectKey(), triggers, steps);
     }

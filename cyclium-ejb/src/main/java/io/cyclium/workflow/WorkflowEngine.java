@@ -407,8 +407,8 @@ public final class WorkflowEngine {
             if (!ready(sd, byId)) {
                 continue;
             }
-            if (sd.approval() && s.approvedAt() == null) {
-                awaitingApproval.add(s.stepId());
+            if (sd.gated() && s.approvedAt() == null) {
+                awaitingApproval.add(s.stepId() + (sd.signal() != null ? " (signal " + sd.signal() + ")" : ""));
                 continue;
             }
             if (instanceHeld) {
@@ -431,7 +431,7 @@ public final class WorkflowEngine {
             return;
         }
         if (!awaitingApproval.isEmpty()) {
-            String reason = "step(s) " + awaitingApproval + " await approval";
+            String reason = "step(s) " + awaitingApproval + " await approval or their signal";
             tx.inNewTransaction(em -> store.moveInstance(em, instanceId, InstanceStatus.RUNNING, instance.version(),
                     InstanceStatus.BLOCKED, reason, reason));
             return;
@@ -988,6 +988,49 @@ public final class WorkflowEngine {
             launchStranded(instanceId);
         }
         advance(instanceId);
+    }
+
+    /**
+     * A signal for an instance: opens every signal gate of that name among its steps that have not
+     * started (one whose dependencies are not done yet opens in advance, so a signal sent early is
+     * not lost), each with the approval's guard (a pending step not yet opened: 0 rows, another
+     * signal or node opened it first). The payload is kept beside the instance (its signals,
+     * target {@code workflow_instance}) in the same transaction. 409 when no step of the instance
+     * waits for that name; 404 for an unknown instance. Returns the steps it opened.
+     */
+    public List<String> signal(String instanceId, String name, jakarta.json.JsonValue payload, String by) {
+        InstanceRow instance = mustFind(instanceId);
+        WorkflowDefinition def = definitionOf(instance).orElseThrow(() -> Problem.conflict("instance " + instanceId
+                + " runs workflow " + instance.workflowId() + ", which is not defined on this node"));
+        if (!InstanceStatus.PENDING.equals(instance.status()) && !InstanceStatus.RUNNING.equals(instance.status())
+                && !InstanceStatus.BLOCKED.equals(instance.status())) {
+            throw Problem.conflict("instance " + instanceId + " is " + instance.status() + ": a signal for it would never be read");
+        }
+        List<String> gates = def.steps().stream().filter(sd -> name.equals(sd.signal())).map(StepDefinition::id).toList();
+        io.cyclium.episode.WaitStore waits = new io.cyclium.episode.WaitStore(store.time());
+        List<String> opened = DeadlockRetry.inNewTransaction(tx, em -> {
+            List<String> changed = new ArrayList<>();
+            for (String stepId : gates) {
+                if (store.approve(em, instanceId, stepId, "signal " + name + (by == null ? "" : " from " + by)) == 1) {
+                    changed.add(stepId);
+                }
+            }
+            if (!changed.isEmpty()) {
+                waits.keepSignal(em, io.cyclium.episode.WaitStore.WORKFLOW_INSTANCE, instanceId, name, payload, by);
+                PendingAudit.recordIn(em);
+            }
+            return changed;
+        }, attempt -> LOG.fine(() -> "Deadlock victim (attempt " + attempt + "), running again"));
+        if (opened.isEmpty()) {
+            throw Problem.conflict(gates.isEmpty() ? "no step of workflow " + def.id() + " waits for signal \"" + name + "\""
+                    : "every step of instance " + instanceId + " that waits for signal \"" + name + "\" has started or was opened");
+        }
+        telemetry.count("workflow_signal_received", "workflow", def.id());
+        if (InstanceStatus.BLOCKED.equals(instance.status()) && unblock(instance, "signal " + name + " opened " + opened)) {
+            launchStranded(instanceId);
+        }
+        advance(instanceId);
+        return opened;
     }
 
     /** blocked → running at the version read; false when it changed since (another operator, a cancel). */

@@ -77,7 +77,7 @@ public final class WorkflowJson {
         return new StepDefinition(string(o, "id", at + ".id", true), string(o, "actor", at + ".actor", true),
                 string(o, "expectation", at + ".expectation", true), strings(o, "dependsOn", at + ".dependsOn"),
                 bool(o, "critical", at + ".critical", true), bool(o, "approval", at + ".approval", false), onFailure, retry,
-                priority(o, at + ".priority"));
+                priority(o, at + ".priority"), signal(o, at + ".signal"));
     }
 
     private static int priority(JsonObject o, String field) {
@@ -86,6 +86,12 @@ public final class WorkflowJson {
             throw Problem.invalid(field, field + " must be an integer from -1000000 to 1000000, not " + n);
         }
         return l.intValue();
+    }
+
+    /** A step's signal gate: absent or null for none, else a signal name (letters, digits, . _ : -). */
+    private static String signal(JsonObject o, String at) {
+        String name = string(o, "signal", at, false);
+        return name == null ? null : io.cyclium.episode.WaitStore.checkSignalName(name, at);
     }
 
     public static JsonObject write(WorkflowDefinition def) {
@@ -115,6 +121,10 @@ public final class WorkflowJson {
                             .add("nonRetryable", Json.createArrayBuilder(r.nonRetryable().stream().sorted().toList())));
             if (s.priority() != 0) {
                 step.add("priority", s.priority()); // only when set: a document without it reads as before
+            }
+            if (s.signal() != null) {
+                // only when set: a definition without signal gates keeps the JSON (and version) it had
+                step.add("signal", s.signal());
             }
             steps.add(step);
         }

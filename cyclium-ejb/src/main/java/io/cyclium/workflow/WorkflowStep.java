@@ -22,6 +22,9 @@ public @interface WorkflowStep {
 
     boolean approval() default false;
 
+    /** A signal gate: the step starts only once a signal of this name arrived for its instance (empty: none). */
+    String signal() default "";
+
     FailurePolicy onFailure() default FailurePolicy.ABORT;
 
     int maxAttempts() default 1;

@@ -438,4 +438,10 @@ public class Workflows {
         engine().approve(instanceId, stepId, by);
         return detail(instanceId);
     }
+
+    /** A signal for an instance: opens its steps' signal gates of that name (see {@link WorkflowEngine#signal}). */
+    public InstanceDetail signal(String instanceId, String name, jakarta.json.JsonValue payload, String by) {
+        engine().signal(instanceId, io.cyclium.episode.WaitStore.checkSignalName(name, "name"), payload, by);
+        return detail(instanceId);
+    }
 }

@@ -31,6 +31,8 @@ final class TestLocalActors implements LocalActors {
     private final Set<HeldClaim> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<String> queued = new java.util.HashSet<>();
     final List<Handover> handovers = new ArrayList<>();
+    /** Episodes whose wait or sleep this node resolved and resumed through their actor. */
+    final List<String> resumed = new java.util.concurrent.CopyOnWriteArrayList<>();
     private EpisodeStore store;
     private boolean draining;
     private boolean triggerOnly;
@@ -122,6 +124,15 @@ final class TestLocalActors implements LocalActors {
             return false;
         }
         handovers.add(new Handover(actorId, episodeId, claim));
+        return true;
+    }
+
+    @Override
+    public boolean resume(String actorId, String expectationId, String episodeId) {
+        if (!actors.containsKey(actorId)) {
+            return false;
+        }
+        resumed.add(episodeId);
         return true;
     }
 

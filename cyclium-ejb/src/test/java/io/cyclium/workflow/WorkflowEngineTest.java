@@ -575,6 +575,47 @@ class WorkflowEngineTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void a_signal_gate_blocks_the_instance_until_its_signal_arrives_and_a_second_signal_is_refused(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("collect"), new StepDefinition("advise", "worker", "work", List.of("collect"),
+                true, false, FailurePolicy.ABORT, RetryPolicy.NONE, "go"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = engine.start(def, whole());
+
+        done(engine, episodes, "collect", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.BLOCKED);
+        assertThat(instance(db, id).blockedReason()).contains("advise (signal go)");
+        assertThatThrownBy(() -> engine.signal(id, "other", jakarta.json.JsonValue.NULL, "ops"))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.status()).isEqualTo(409));
+
+        assertThat(engine.signal(id, "go", jakarta.json.Json.createValue("yes"), "ops")).containsExactly("advise");
+        done(engine, episodes, "advise", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThatThrownBy(() -> engine.signal(id, "go", jakarta.json.JsonValue.NULL, "ops"))
+                .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.status()).isEqualTo(409));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_signal_sent_before_the_gate_s_dependencies_are_done_opens_it_in_advance(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = workflow(step("collect"), new StepDefinition("advise", "worker", "work", List.of("collect"),
+                true, false, FailurePolicy.ABORT, RetryPolicy.NONE, "go"));
+        StepEpisodes episodes = new StepEpisodes(db);
+        WorkflowEngine engine = engine(db, def, episodes, "n1");
+        String id = engine.start(def, whole());
+
+        assertThat(engine.signal(id, "go", jakarta.json.Json.createValue(1), "ops")).containsExactly("advise");
+        assertThat(episodes.launched).as("not before its dependency").noneMatch(l -> l.stepId().equals("advise"));
+        done(engine, episodes, "collect", 1);
+        assertThat(instance(db, id).status()).as("never blocked: the gate was open").isEqualTo(InstanceStatus.RUNNING);
+        done(engine, episodes, "advise", 1);
+        assertThat(instance(db, id).status()).isEqualTo(InstanceStatus.COMPLETED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_second_instance_for_a_subject_in_flight_is_refused_until_the_first_ends(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "resource",

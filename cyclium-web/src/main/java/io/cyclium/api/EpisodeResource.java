@@ -11,6 +11,7 @@ import io.cyclium.operations.EpisodeListing;
 import io.cyclium.operations.EpisodePage;
 import io.cyclium.operations.EpisodeService;
 import io.cyclium.operations.EpisodeView;
+import io.cyclium.operations.Signals;
 import io.cyclium.problem.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -41,6 +42,9 @@ public class EpisodeResource {
 
     @Inject
     CycliumConfig config;
+
+    @Inject
+    Signals signals;
 
     public record Started(String result, String episodeId, String dedupeKey) {
     }
@@ -135,6 +139,24 @@ public class EpisodeResource {
             return episodes.resolveWait(id, JsonBodies.optionalString(o, "reference"),
                     o.containsKey("value") ? o.get("value") : jakarta.json.JsonValue.NULL);
         });
+    }
+
+    /**
+     * A signal to an episode: the body is {@code {"payload": <any JSON value>}}. 200 when it waited
+     * for the name and resumes with the payload; 202 when it is kept until the episode waits for it.
+     */
+    @POST
+    @Path("{id}/signals/{name}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response signal(@PathParam("id") String id, @PathParam("name") String name, String body) {
+        Signals.SignalOutcome r = operator.perform(AuditAction.EPISODE_SIGNAL, id,
+                () -> signals.signalEpisode(id, name, JsonBodies.signalPayload(body), operator.operator().user()));
+        SignalSent sent = new SignalSent(r.episodeId(), r.name(), r.outcome(), r.status());
+        return r.delivered() ? Response.ok(sent).build() : Response.accepted(sent).build();
+    }
+
+    /** What a signal came to: {@code delivered} (the episode waited for it) or {@code kept} (until it waits for the name). */
+    public record SignalSent(String episodeId, String name, String outcome, String status) {
     }
 
     @POST

@@ -53,6 +53,20 @@ final class JsonBodies {
         return value;
     }
 
+    /** A signal's body, {@code {"payload": <any JSON value>}}: its payload; 400 naming the field at fault. */
+    static JsonValue signalPayload(String body) {
+        JsonObject o = object(body);
+        for (String field : o.keySet()) {
+            if (!field.equals("payload")) {
+                throw Problem.invalid(field, "unknown field \"" + field + "\": a signal's body is {\"payload\": <any JSON value>}");
+            }
+        }
+        if (!o.containsKey("payload")) {
+            throw Problem.invalid("payload", "\"payload\" is required (any JSON value, null included)");
+        }
+        return o.get("payload");
+    }
+
     static String requiredName(JsonObject o, String field) {
         String v = optionalString(o, field);
         if (v == null || v.isBlank()) {

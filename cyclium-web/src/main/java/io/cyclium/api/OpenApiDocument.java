@@ -49,6 +49,9 @@ public final class OpenApiDocument {
         r.put(OutputOutcome.class, "OutputOutcome");
         r.put(FindingView.class, "Finding");
         r.put(EpisodeResource.Started.class, "Started");
+        r.put(EpisodeResource.SignalSent.class, "SignalSent");
+        r.put(EpisodeDetail.WaitView.class, "EpisodeWait");
+        r.put(EpisodeDetail.KeptSignalView.class, "KeptSignal");
         r.put(EventIntakeServlet.Accepted.class, "EventAccepted");
         r.put(EventIntakeServlet.AcceptedBatch.class, "EventBatchAccepted");
         r.put(EventIntakeServlet.Matched.class, "EventMatch");

@@ -118,6 +118,20 @@ public class WorkflowInstanceResource {
         });
     }
 
+    /**
+     * A signal for an instance ({@code {"payload": <any JSON value>}}): opens the signal gates of
+     * that name among its steps that have not started; 409 when none waits for it.
+     */
+    @POST
+    @Path("{id}/signals/{name}")
+    @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
+    public InstanceDetail signal(@PathParam("id") String id, @PathParam("name") String name, String body) {
+        return operator.perform(AuditAction.INSTANCE_SIGNAL, id, () -> {
+            PendingAudit.detail("signal " + name);
+            return workflows.signal(id, name, JsonBodies.signalPayload(body), caller());
+        });
+    }
+
     private String caller() {
         return security.getUserPrincipal() == null ? "api" : security.getUserPrincipal().getName();
     }

@@ -4,6 +4,7 @@ import io.cyclium.audit.AuditAction;
 import io.cyclium.store.JsonText;
 import io.cyclium.operations.EpisodeDetail;
 import io.cyclium.operations.EpisodeService;
+import io.cyclium.operations.Signals;
 import io.cyclium.episode.StepKind;
 import io.cyclium.operations.StepView;
 import io.cyclium.output.OutputOutcome;
@@ -39,6 +40,12 @@ public class EpisodePage implements Serializable {
 
     @Inject
     ConsoleClock clock;
+
+    @Inject
+    Signals signals;
+
+    private String signalName;
+    private String signalPayload;
 
     private String id;
     // views are not Serializable: reloaded per request when the view is restored
@@ -113,6 +120,50 @@ public class EpisodePage implements Serializable {
         if (plan != null) {
             act("deny plan", AuditAction.EPISODE_DENY, () -> episodes.deny(id, plan.planHash()), "Plan denied; the episode is canceled.");
         }
+    }
+
+    /** The name the form proposes: what the episode waits for now, else what was typed. */
+    public String getSignalName() {
+        if (signalName == null) {
+            EpisodeDetail d = getDetail();
+            if (d != null && d.waiting() != null && !"sleep".equals(d.waiting().kind())) {
+                return d.waiting().name();
+            }
+        }
+        return signalName;
+    }
+
+    public void setSignalName(String signalName) {
+        this.signalName = signalName;
+    }
+
+    public String getSignalPayload() {
+        return signalPayload;
+    }
+
+    public void setSignalPayload(String signalPayload) {
+        this.signalPayload = signalPayload;
+    }
+
+    /** Sends the form's signal: delivered to the waiting episode, or kept until it waits for the name. */
+    public void sendSignal() {
+        String name = signalName;
+        String text = signalPayload;
+        Signals.SignalOutcome outcome = user.act("send signal", AuditAction.EPISODE_SIGNAL, id, () -> {
+            jakarta.json.JsonValue payload;
+            try {
+                payload = text == null || text.isBlank() ? jakarta.json.JsonValue.NULL : JsonText.parse(text);
+            } catch (RuntimeException e) {
+                throw Problem.invalid("payload", "the payload is not valid JSON: " + e.getMessage());
+            }
+            return signals.signalEpisode(id, name, payload, user.getName());
+        });
+        if (outcome != null) {
+            ConsoleMessages.info(outcome.delivered() ? "Signal " + name + " delivered; the episode resumes."
+                    : "Signal " + name + " kept: the episode gets it when it waits for " + name + ".");
+            signalPayload = null;
+        }
+        load();
     }
 
     public void retry(String outputId) {

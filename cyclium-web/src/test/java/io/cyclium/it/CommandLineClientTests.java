@@ -244,10 +244,30 @@ interface CommandLineClientTests {
 
     @Test
     @RunAsClient
+    default void the_client_signals_a_waiting_episode_which_then_finishes_with_the_payload(@ArquillianResource URL base)
+            throws Exception {
+        Run started = succeeded(cyclium(base, "start", "it_actor", "waiter", "--key", "cli-" + UUID.randomUUID()));
+        String id = json(started.out()).asJsonObject().getString("episodeId");
+        awaitStatus(base, id, "blocked");
+        Run kept = succeeded(cyclium(base, "signal", id, "ticket-7"));
+        assertThat(json(kept.out()).asJsonObject().getString("outcome")).isEqualTo("kept");
+        Run delivered = succeeded(cyclium(base, "signal", id, "ticket-42", "{\"from\": \"cli\"}"));
+        assertThat(json(delivered.out()).asJsonObject().getString("outcome")).isEqualTo("delivered");
+        awaitStatus(base, id, "done");
+        assertThat(json(admin(base, "GET", "api/episodes/" + id, null)).asJsonObject().getJsonObject("episode")
+                .getString("summary")).isEqualTo("resolved with {\"from\":\"cli\"}");
+        Run late = cyclium(base, "signal", id, "ticket-42");
+        assertThat(late.exit()).isEqualTo(1);
+        assertThat(late.err()).contains("HTTP 409");
+    }
+
+    @Test
+    @RunAsClient
     default void bad_arguments_print_the_usage_and_exit_2_without_calling_the_server(@ArquillianResource URL base)
             throws Exception {
         String[][] bad = {{}, {"nonsense"}, {"start", "it_actor"}, {"episodes", "--colour", "red"}, {"mode", "set"},
-            {"actor-mode", "it_actor"}, {"episode"}, {"event", "--id", "x"}, {"--url"}};
+            {"actor-mode", "it_actor"}, {"episode"}, {"event", "--id", "x"}, {"--url"}, {"signal", "some-id"},
+            {"signal", "some-id", "name", "1", "2"}};
         for (String[] args : bad) {
             Run run = cyclium(base, Map.of("CYCLIUM_URL", "http://127.0.0.1:9/never-called"), args);
             assertThat(run.exit()).as(String.join(" ", args)).isEqualTo(2);

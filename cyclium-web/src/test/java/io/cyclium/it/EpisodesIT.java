@@ -310,6 +310,106 @@ class EpisodesIT implements CommandLineClientTests, BulkActionApiTests {
         return Json.createReader(new StringReader(r.body())).readArray().size();
     }
 
+    private static JsonObject object(HttpResponse<String> r) {
+        return Json.createReader(new StringReader(r.body())).readObject();
+    }
+
+    private static String awaitStatusOverHttp(URL base, String episodeId, String status) {
+        return Await.until(WAIT, "episode " + episodeId + " " + status, () -> {
+            try {
+                JsonObject d = object(call(base, "GET", "api/episodes/" + episodeId, null));
+                return status.equals(d.getJsonObject("episode").getString("status")) ? d.toString() : null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    @Test
+    @RunAsClient
+    void a_signal_over_the_api_is_kept_for_another_name_delivered_to_the_wait_and_refused_once_the_episode_is_done(
+            @ArquillianResource URL base) throws Exception {
+        HttpResponse<String> started = call(base, "POST", "api/episodes", "{\"actor\":\"it_actor\",\"expectation\":\"waiter\"}");
+        assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
+        String id = object(started).getString("episodeId");
+        JsonObject blocked = Json.createReader(new StringReader(awaitStatusOverHttp(base, id, "blocked"))).readObject();
+        assertThat(blocked.getJsonObject("waiting").getString("kind")).isEqualTo("wait");
+        assertThat(blocked.getJsonObject("waiting").getString("name")).isEqualTo("ticket-42");
+        String signals = "api/episodes/" + id + "/signals/";
+
+        String[][] bad = {
+            {"ticket-42", "not json", "null", "not valid JSON"},
+            {"ticket-42", "[1]", "null", "must be a JSON object"},
+            {"ticket-42", "{}", "payload", "\"payload\" is required"},
+            {"ticket-42", "{\"payload\": 1, \"extra\": 2}", "extra", "unknown field \"extra\""},
+            {"bad%20name!", "{\"payload\": 1}", "name", "a signal name is 1 to 255"},
+            {"ticket-42", "", "null", "empty"},
+        };
+        for (String[] c : bad) {
+            HttpResponse<String> r = call(base, "POST", signals + c[0], c[1]);
+            assertThat(r.statusCode()).as("status for %s %s: %s", c[0], c[1], r.body()).isEqualTo(400);
+            JsonObject error = object(r);
+            assertThat(error.containsKey("field") ? error.getString("field") : "null").as("field for %s", c[1]).isEqualTo(c[2]);
+            assertThat(error.getString("error")).as("message for %s", c[1]).contains(c[3]);
+        }
+        assertThat(call(base, "POST", "api/episodes/" + UUID.randomUUID() + "/signals/ticket-42", "{\"payload\": 1}")
+                .statusCode()).as("unknown episode").isEqualTo(404);
+        assertThat(call(base, "POST", "api/episodes/not-an-id/signals/ticket-42", "{\"payload\": 1}").statusCode())
+                .as("not an episode id").isEqualTo(404);
+        HttpResponse<String> asViewer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base.toString())
+                        .resolve(signals + "ticket-42")).header("Content-Type", "application/json")
+                .header("Authorization", ConsoleUsers.viewer()).POST(HttpRequest.BodyPublishers.ofString("{\"payload\": 1}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(asViewer.statusCode()).as("a viewer may not signal").isEqualTo(403);
+
+        HttpResponse<String> kept = call(base, "POST", signals + "ticket-7", "{\"payload\": \"later\"}");
+        assertThat(kept.statusCode()).as(kept.body()).isEqualTo(202);
+        assertThat(object(kept).getString("outcome")).isEqualTo("kept");
+        JsonObject stillBlocked = object(call(base, "GET", "api/episodes/" + id, null));
+        assertThat(stillBlocked.getJsonObject("episode").getString("status")).isEqualTo("blocked");
+        assertThat(stillBlocked.getJsonArray("keptSignals")).singleElement()
+                .satisfies(k -> assertThat(k.asJsonObject().getString("name")).isEqualTo("ticket-7"));
+
+        HttpResponse<String> delivered = call(base, "POST", signals + "ticket-42", "{\"payload\": {\"ok\": true}}");
+        assertThat(delivered.statusCode()).as(delivered.body()).isEqualTo(200);
+        assertThat(object(delivered).getString("outcome")).isEqualTo("delivered");
+        JsonObject done = Json.createReader(new StringReader(awaitStatusOverHttp(base, id, "done"))).readObject();
+        assertThat(done.getJsonObject("episode").getString("summary")).isEqualTo("resolved with {\"ok\":true}");
+        assertThat(done.containsKey("waiting") && !done.isNull("waiting")).as("waits no more").isFalse();
+
+        HttpResponse<String> late = call(base, "POST", signals + "ticket-42", "{\"payload\": null}");
+        assertThat(late.statusCode()).as(late.body()).isEqualTo(409);
+        assertThat(object(late).getString("error")).contains("is done");
+    }
+
+    @Test
+    @RunAsClient
+    void an_event_carrying_the_waits_key_resolves_only_that_wait_with_its_payload(@ArquillianResource URL base) throws Exception {
+        String key = "order-" + UUID.randomUUID();
+        String[] ids = new String[2];
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> started = call(base, "POST", "api/episodes", "{\"actor\":\"it_actor\",\"expectation\":"
+                    + "\"keyed_waiter\",\"payload\":{\"key\":\"" + key + (i == 0 ? "" : "-other") + "\"}}");
+            assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
+            ids[i] = object(started).getString("episodeId");
+        }
+        JsonObject blocked = Json.createReader(new StringReader(awaitStatusOverHttp(base, ids[0], "blocked"))).readObject();
+        assertThat(blocked.getJsonObject("waiting").getString("key")).isEqualTo(key);
+        awaitStatusOverHttp(base, ids[1], "blocked");
+
+        HttpResponse<String> event = call(base, "POST", "api/events", "{\"type\": \"it.payment\", \"payload\":"
+                + " {\"waitKey\": \"" + key + "\", \"paid\": true}}");
+        // no actor starts on it.payment: the answer lists no match (200); the wait is resolved all the same
+        assertThat(event.statusCode()).as(event.body()).isIn(200, 202);
+        JsonObject done = Json.createReader(new StringReader(awaitStatusOverHttp(base, ids[0], "done"))).readObject();
+        assertThat(done.getJsonObject("episode").getString("summary"))
+                .isEqualTo("resolved with {\"waitKey\":\"" + key + "\",\"paid\":true}");
+        Thread.sleep(400);
+        assertThat(object(call(base, "GET", "api/episodes/" + ids[1], null)).getJsonObject("episode").getString("status"))
+                .as("another key's wait is left waiting").isEqualTo("blocked");
+        call(base, "POST", "api/episodes/" + ids[1] + "/cancel", null);
+    }
+
     @Test
     @RunAsClient
     void malformed_event_bodies_get_400_naming_the_field_and_create_nothing(@ArquillianResource URL base) throws Exception {

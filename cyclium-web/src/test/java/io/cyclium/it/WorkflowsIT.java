@@ -179,6 +179,31 @@ class WorkflowsIT {
     }
 
     @Test
+    void a_json_workflow_s_signal_gate_opens_when_its_signal_arrives_through_the_api() throws Exception {
+        String wf = "it_signal_" + UUID.randomUUID().toString().substring(0, 8);
+        call("PUT", "api/workflows/" + wf, "{\"id\": \"" + wf + "\", \"steps\": ["
+                + "{\"id\": \"first\", \"actor\": \"it_actor\", \"expectation\": \"echo\"},"
+                + "{\"id\": \"gated\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"dependsOn\": [\"first\"],"
+                + " \"signal\": \"go\"}]}", 200);
+        JsonObject badGate = call("PUT", "api/workflows/" + wf + "x", "{\"id\": \"" + wf + "x\", \"steps\": ["
+                + "{\"id\": \"a\", \"actor\": \"it_actor\", \"expectation\": \"echo\", \"signal\": \"no way\"}]}", 400);
+        assertThat(badGate.getString("field")).isEqualTo("steps[0].signal");
+
+        String id = call("POST", "api/workflows/" + wf + "/instances", "{}", 201).getString("id");
+        JsonObject blocked = awaitStatus(id, "blocked");
+        assertThat(blocked.getJsonObject("instance").getString("blockedReason")).contains("gated (signal go)");
+        assertThat(call("POST", "api/workflow-instances/" + id + "/signals/go", "{\"extra\": 1}", 400).getString("field"))
+                .isEqualTo("extra");
+        assertThat(call("POST", "api/workflow-instances/" + id + "/signals/other", "{\"payload\": 1}", 409).getString("error"))
+                .contains("waits for signal \"other\"");
+        call("POST", "api/workflow-instances/" + UUID.randomUUID() + "/signals/go", "{\"payload\": 1}", 404);
+
+        call("POST", "api/workflow-instances/" + id + "/signals/go", "{\"payload\": {\"by\": \"it\"}}", 200);
+        awaitStatus(id, "completed");
+        call("POST", "api/workflow-instances/" + id + "/signals/go", "{\"payload\": 1}", 409);
+    }
+
+    @Test
     void a_json_workflow_with_an_approval_gate_and_a_paused_failure_is_steered_through_the_api() throws Exception {
         String wf = "it_json_" + UUID.randomUUID().toString().substring(0, 8);
         call("PUT", "api/workflows/" + wf, "{\"id\": \"" + wf + "\", \"steps\": ["

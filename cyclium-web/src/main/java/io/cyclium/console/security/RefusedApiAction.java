@@ -32,6 +32,7 @@ final class RefusedApiAction {
             route("POST", "/episodes/" + ID + "/approve", AuditAction.EPISODE_APPROVE),
             route("POST", "/episodes/" + ID + "/deny", AuditAction.EPISODE_DENY),
             route("POST", "/episodes/" + ID + "/resolve-wait", AuditAction.EPISODE_RESOLVE_WAIT),
+            route("POST", "/episodes/" + ID + "/signals/[^/]+", AuditAction.EPISODE_SIGNAL),
             route("POST", "/outputs/" + ID + "/retry", AuditAction.OUTPUT_RETRY),
             route("POST", "/actors/" + ID + "/pause", AuditAction.ACTOR_PAUSE),
             route("POST", "/actors/" + ID + "/resume", AuditAction.ACTOR_RESUME),
@@ -52,7 +53,8 @@ final class RefusedApiAction {
             route("POST", "/workflow-instances/" + ID + "/resume", AuditAction.INSTANCE_RESUME),
             route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/retry", AuditAction.INSTANCE_STEP_RETRY),
             route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/approve", AuditAction.INSTANCE_STEP_APPROVE),
-            route("POST", "/bulk-actions", AuditAction.BULK_START));
+            route("POST", "/bulk-actions", AuditAction.BULK_START),
+            route("POST", "/workflow-instances/" + ID + "/signals/[^/]+", AuditAction.INSTANCE_SIGNAL));
 
     /** The action and its subject (null when the action has none; {@link #THIS_NODE} for the node). */
     record Match(AuditAction action, String subjectId) {

@@ -21,6 +21,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 // a debounced subject: the node that took its events may be gone when the window closes (TriggerOnlyIT)
 @Expectation(id = "debounced", strategy = LongWork.class, events = @OnEvent(type = "cluster.debounced"),
         subjectKey = "subject", debounceMs = 3_000)
+// durable sleeps, waits and signals across kill -9 and drains (DurableTimersClusterIT)
+@Expectation(id = "sleeper", strategy = Sleeper.class, events = @OnEvent(type = "timers.sleep"),
+        recovery = RecoveryPolicy.RESTART, maxAttempts = 5, maxSteps = 100, maxWallMs = 600_000)
 // a workflow step whose first attempt fails (RetryRestartIT)
 @Expectation(id = "fails_first", strategy = FailsFirstAttempt.class)
 public class ClusterActor {

@@ -686,6 +686,45 @@ class ConsoleBrowserIT {
         assertThat(browser.findElement(flaky).getText()).contains("attempt 2/3");
     }
 
+    /** The episode an event of type timers.sleep with this id stored (the sleeper expectation of the cluster actor). */
+    private String sleeperEpisode(String eventId, String payload) {
+        HttpReply r = node.post("/events", "{\"type\":\"timers.sleep\",\"id\":\"" + eventId + "\",\"payload\":" + payload + "}");
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        String key = r.jsonObject().getJsonArray("matched").getJsonObject(0).getString("dedupeKey");
+        return io.cyclium.it.Await.until(WAIT, "the sleeper's episode", () -> cluster.database()
+                .query("SELECT id FROM cyclium_episodes WHERE dedupe_key = ?", key).stream()
+                .map(row -> (String) row.get("id")).findFirst().orElse(null));
+    }
+
+    @Test
+    void an_episode_page_says_how_long_an_episode_sleeps_or_waits_and_an_admin_signals_it_from_there() {
+        String sleeping = sleeperEpisode("console-sleep-" + UUID.randomUUID(), "{\"sleepMs\": 600000}");
+        String waiting = sleeperEpisode("console-wait-" + UUID.randomUUID(),
+                "{\"sleepMs\": 1, \"signal\": \"go\", \"timeoutMs\": 600000}");
+        logIn("admin", adminPassword());
+
+        openEpisode(sleeping);
+        await(d -> !d.findElements(By.id("waiting")).isEmpty());
+        assertThat(text("waiting")).startsWith("sleeping until ").containsPattern("\\(in (9|10) min");
+
+        openEpisode(waiting);
+        await(d -> {
+            d.navigate().refresh();
+            return !d.findElements(By.id("waiting")).isEmpty() && d.findElement(By.id("waiting")).getText().contains("signal");
+        });
+        assertThat(text("waiting")).startsWith("waiting for signal go, times out in ").containsPattern("in (9|10) min");
+        shot("waiting-for-signal");
+        assertThat(browser.findElement(By.id("episode:signalName")).getAttribute("value")).as("the form names the wait")
+                .isEqualTo("go");
+        browser.findElement(By.id("episode:signalPayload")).sendKeys("{\"from\": \"console\"}");
+        click("episode:sendSignal");
+        await(d -> "done".equals(d.findElement(By.id("episode:status")).getText()));
+        assertThat(node.get("/episodes/" + waiting).jsonObject().getJsonObject("episode").getString("summary"))
+                .isEqualTo("waited: {\"from\":\"console\"}");
+        assertThat(cluster.database().query("SELECT action, outcome FROM cyclium_audit WHERE subject_id = ?", waiting))
+                .extracting(row -> row.get("action") + " " + row.get("outcome")).contains("episode.signal ok");
+    }
+
     @Test
     void an_admin_starts_a_workflow_from_the_console_and_watches_its_instance_run_to_completed() {
         logIn("admin", adminPassword());

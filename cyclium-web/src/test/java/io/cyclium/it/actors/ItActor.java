@@ -18,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 @Expectation(id = "forever", strategy = ItStrategies.Forever.class, maxSteps = 5)
 @Expectation(id = "slow", strategy = ItStrategies.Slow.class, maxSteps = 500)
 @Expectation(id = "waiter", strategy = ItStrategies.Waiter.class)
+@Expectation(id = "keyed_waiter", strategy = ItStrategies.KeyedWaiter.class)
 @Expectation(id = "restartable", strategy = ItStrategies.Echo.class, recovery = RecoveryPolicy.RESTART)
 @Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
 @Expectation(id = "flaky", strategy = ItStrategies.FlakyOnce.class)

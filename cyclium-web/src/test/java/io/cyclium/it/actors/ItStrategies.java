@@ -163,6 +163,22 @@ public final class ItStrategies {
         }
     }
 
+    /** Waits for an it.payment event whose waitKey is the payload's key (a minute at most), then finishes with it. */
+    @ApplicationScoped
+    public static class KeyedWaiter extends Base {
+        @Override
+        public Step decide(Counter s, StepContext ctx) {
+            return s.step == 0 ? Step.waitFor("it.payment", java.time.Duration.ofMinutes(1)).keyed(s.payload.getString("key"))
+                    : Step.done((s.note == null ? "timed out" : "resolved with " + s.note));
+        }
+
+        @Override
+        public Counter onResult(Counter state, StepResult result, StepContext context) {
+            state.note = result.timedOut() ? null : String.valueOf(result.value());
+            return super.onResult(state, result, context);
+        }
+    }
+
     /** Waits for "ticket-42", then finishes with what resolved it. */
     @ApplicationScoped
     public static class Waiter extends Base {

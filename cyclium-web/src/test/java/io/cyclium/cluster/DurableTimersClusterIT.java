@@ -1,0 +1,172 @@
+package io.cyclium.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cyclium.it.Await;
+import io.cyclium.keys.DedupeKeys;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Durable sleeps and signals on three real Payara Micro nodes sharing PostgreSQL (recovery sweep
+ * every second). Episodes stored on node A go to sleep there; A is killed with SIGKILL while they
+ * sleep and B is drained (SIGTERM) while they are due; C alone wakes every one of them after its due
+ * time, half of them then wait for a signal that is sent to C (delivered, or kept when it arrives
+ * before the wait), and every episode ends done exactly once with one delivery, the signalled ones
+ * with their signal's payload, none before its due time.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DurableTimersClusterIT {
+
+    static final int EPISODES = 16;
+    static final long SLEEP_MS = 12_000;
+
+    ClusterHarness cluster;
+
+    @BeforeAll
+    void start() throws Exception {
+        cluster = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL)
+                .war(ClusterFailoverIT.warWithClusterActor())
+                .node("node-a")
+                .node("node-b")
+                .node("node-c")
+                .start();
+        try (Connection c = cluster.database().connect()) {
+            io.cyclium.cluster.actors.DeliveryLog.createTable(c);
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private List<Map<String, Object>> q(String sql, Object... params) {
+        return cluster.database().query(sql, params);
+    }
+
+    private long count(String sql, Object... params) {
+        return ((Number) q(sql, params).get(0).get("n")).longValue();
+    }
+
+    private static JsonObject object(String body) {
+        return Json.createReader(new StringReader(body)).readObject();
+    }
+
+    @Test
+    void sleepers_survive_a_kill_of_their_node_and_a_drain_and_wake_once_each_with_their_signals() {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        ClusterNode a = cluster.node("node-a");
+        ClusterNode c = cluster.node("node-c");
+        List<String> keys = new ArrayList<>();
+        long sentAt = System.currentTimeMillis();
+        for (int i = 0; i < EPISODES; i++) {
+            String id = run + "-" + i;
+            keys.add(DedupeKeys.event("cluster_actor", "sleeper", id, "timers.sleep", null));
+            String signal = i % 2 == 0 ? ",\"signal\":\"go\",\"timeoutMs\":120000" : "";
+            HttpReply r = a.post("/events", "{\"type\":\"timers.sleep\",\"id\":\"" + id + "\",\"payload\":{\"sleepMs\":"
+                    + SLEEP_MS + signal + "}}");
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+        }
+        String in = " IN (" + String.join(", ", Collections.nCopies(EPISODES, "?")) + ")";
+        Object[] k = keys.toArray();
+        Await.until(Duration.ofMinutes(1), "every episode asleep", () -> count("SELECT COUNT(*) AS n FROM cyclium_episodes e"
+                + " JOIN cyclium_waits w ON w.episode_id = e.id WHERE e.status = 'blocked' AND w.kind = 'sleep' AND e.dedupe_key"
+                + in, k) == EPISODES);
+        assertThat(q("SELECT DISTINCT e.run_node FROM cyclium_episodes e WHERE e.dedupe_key" + in, k))
+                .extracting(r -> r.get("run_node")).as("they slept on node-a").containsExactly("node-a");
+
+        cluster.kill9("node-a");
+        // the drain of node-b around the due time: it must neither lose nor take them
+        long untilDue = sentAt + SLEEP_MS - System.currentTimeMillis();
+        sleep(Math.max(0, untilDue - 1_000));
+        cluster.sigterm("node-b");
+        cluster.waitForExit("node-b", Duration.ofSeconds(60));
+
+        List<String> ids = q("SELECT id FROM cyclium_episodes WHERE dedupe_key" + in + " ORDER BY dedupe_key", k).stream()
+                .map(r -> (String) r.get("id")).toList();
+        List<String> signalled = q("SELECT e.id FROM cyclium_episodes e WHERE e.trigger_ref LIKE '%\"signal\":\"go\"%'"
+                + " AND e.dedupe_key" + in, k).stream().map(r -> (String) r.get("id")).toList();
+        assertThat(signalled).hasSize(EPISODES / 2);
+        int delivered = 0;
+        int kept = 0;
+        // half of them now, while they still sleep (kept for their wait), half once they wait (delivered)
+        int half = signalled.size() / 2;
+        for (int i = 0; i < signalled.size(); i++) {
+            if (i == half) {
+                List<String> rest = signalled.subList(half, signalled.size());
+                String restIn = " IN (" + String.join(", ", Collections.nCopies(rest.size(), "?")) + ")";
+                Await.until(Duration.ofMinutes(2), "the other half waiting for go", () -> count("SELECT COUNT(*) AS n"
+                        + " FROM cyclium_waits WHERE kind = 'wait' AND name = 'go' AND episode_id" + restIn, rest.toArray())
+                        == rest.size());
+            }
+            HttpReply r = c.post("/episodes/" + signalled.get(i) + "/signals/go", "{\"payload\":{\"n\":" + i + "}}");
+            assertThat(r.status()).as(r.body()).isIn(200, 202);
+            if (r.status() == 200) {
+                delivered++;
+            } else {
+                kept++;
+            }
+        }
+        assertThat(delivered).as("the second half waited: delivered").isGreaterThanOrEqualTo(signalled.size() - half);
+        System.out.printf("[figures] durable timers: %d signals delivered to a waiting episode, %d kept for a wait not yet"
+                + " started%n", delivered, kept);
+
+        Await.until(Duration.ofMinutes(3), EPISODES + " episodes done", () -> count("SELECT COUNT(*) AS n FROM cyclium_episodes"
+                + " WHERE status = 'done' AND dedupe_key" + in, k) == EPISODES);
+        String deliveries = " FROM it_deliveries WHERE episode_id IN (SELECT id FROM cyclium_episodes WHERE dedupe_key" + in + ")";
+        Await.until(Duration.ofMinutes(1), "every output delivered", () -> count("SELECT COUNT(*) AS n" + deliveries, k)
+                == EPISODES);
+        assertThat(q("SELECT episode_id" + deliveries + " GROUP BY episode_id HAVING COUNT(*) > 1", k)).as("delivered once")
+                .isEmpty();
+        assertThat(q("SELECT dedupe_key FROM cyclium_episodes WHERE dedupe_key" + in + " GROUP BY dedupe_key"
+                + " HAVING COUNT(*) > 1", k)).as("one episode per event").isEmpty();
+        for (String id : ids) {
+            long resolved = count("SELECT COUNT(*) AS n FROM cyclium_episode_steps WHERE episode_id = ? AND kind = 'wait_resolved'", id);
+            assertThat(resolved).as("each sleep and wait resolved once: " + id).isEqualTo(signalled.contains(id) ? 2 : 1);
+        }
+        for (int i = 0; i < signalled.size(); i++) {
+            JsonObject detail = object(c.get("/episodes/" + signalled.get(i)).body());
+            assertThat(detail.getJsonObject("episode").getString("summary")).as(signalled.get(i))
+                    .isEqualTo("waited: {\"n\":" + i + "}");
+        }
+        assertThat(q("SELECT DISTINCT s.node_identity FROM cyclium_episode_steps s JOIN cyclium_episodes e ON e.id = s.episode_id"
+                + " WHERE s.kind = 'episode_completed' AND e.dedupe_key" + in, k)).extracting(r -> r.get("node_identity"))
+                .as("finished by the nodes that were not killed (node-b only if it woke some before its drain)")
+                .isSubsetOf("node-b", "node-c").contains("node-c");
+        // none woke early: the first wake is the sleep's due time or later (database clock)
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_episode_steps r JOIN cyclium_episode_steps s"
+                + " ON s.episode_id = r.episode_id AND s.kind = 'wait_started' AND s.step_no < r.step_no"
+                + " JOIN cyclium_episodes e ON e.id = r.episode_id WHERE r.kind = 'wait_resolved' AND e.dedupe_key" + in
+                + " AND r.step_no = (SELECT MIN(x.step_no) FROM cyclium_episode_steps x WHERE x.episode_id = r.episode_id"
+                + " AND x.kind = 'wait_resolved') AND r.created_at < s.created_at + INTERVAL '" + (SLEEP_MS - 50)
+                + " milliseconds'", k)).as("woken before due").isZero();
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_waits w JOIN cyclium_episodes e ON e.id = w.episode_id"
+                + " WHERE e.dedupe_key" + in, k)).as("no wait rows left").isZero();
+        assertThat(count("SELECT COUNT(*) AS n FROM cyclium_signals WHERE episode_id IN (SELECT id FROM cyclium_episodes"
+                + " WHERE dedupe_key" + in + ")", k)).as("every kept signal taken").isZero();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
