@@ -258,8 +258,13 @@ interface ApiProbes {
             }
             for (String id : unknown) {
                 // a well-formed body, so the id is the only thing wrong
-                String body = op.takesBody() ? "{\"mode\":\"full\",\"planHash\":\"x\",\"reference\":\"r\",\"value\":1}" : null;
-                HttpResponse<String> r = admin(base, op.method(), "api" + op.pathWith(segment(id)), body);
+                // (a signal's body takes its payload and nothing else)
+                String body = !op.takesBody() ? null : op.path().contains("/signals/") ? "{\"payload\":1}"
+                        : "{\"mode\":\"full\",\"planHash\":\"x\",\"reference\":\"r\",\"value\":1}";
+                // the id is what is unknown; a signal's name stays a well-formed one
+                String path = op.path().replace("{name}", "probe-signal");
+                HttpResponse<String> r = admin(base, op.method(), "api" + new ApiOperations.Operation(op.method(), path,
+                        op.queryParams(), op.takesBody()).pathWith(segment(id)), body);
                 assertJsonError(r, 404, op + " " + id);
                 probed++;
             }

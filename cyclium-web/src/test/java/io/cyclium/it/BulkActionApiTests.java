@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 interface BulkActionApiTests {
 
-    /** Blocked "waiter" episodes of it_actor started now, and the filter that matches exactly them (and later ones). */
+    /** Blocked "bulk_waiter" episodes of it_actor started now, and the filter that matches exactly them (and later ones). */
     record Waiting(List<String> ids, String filter) {
     }
 
@@ -34,13 +34,13 @@ interface BulkActionApiTests {
         Thread.sleep(300);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ids.add(adminExpecting(base, "POST", "api/episodes", "{\"actor\":\"it_actor\",\"expectation\":\"waiter\","
+            ids.add(adminExpecting(base, "POST", "api/episodes", "{\"actor\":\"it_actor\",\"expectation\":\"bulk_waiter\","
                     + "\"idempotencyKey\":\"bulk-" + UUID.randomUUID() + "\"}", 201).getString("episodeId"));
         }
         for (String id : ids) {
             awaitStatus(base, id, "blocked");
         }
-        return new Waiting(ids, "{\"actor\":\"it_actor\",\"expectation\":\"waiter\",\"from\":\"" + from + "\"}");
+        return new Waiting(ids, "{\"actor\":\"it_actor\",\"expectation\":\"bulk_waiter\",\"from\":\"" + from + "\"}");
     }
 
     static String status(URL base, String episodeId) throws Exception {

@@ -305,7 +305,7 @@ interface CommandLineClientTests {
             throws Exception {
         BulkActionApiTests.Waiting w = BulkActionApiTests.waiters(base, 2);
         String from = jakarta.json.Json.createReader(new java.io.StringReader(w.filter())).readObject().getString("from");
-        String[] filter = {"--actor", "it_actor", "--expectation", "waiter", "--status", "blocked", "--from", from};
+        String[] filter = {"--actor", "it_actor", "--expectation", "bulk_waiter", "--status", "blocked", "--from", from};
 
         Run preview = succeeded(cyclium(base, concat(new String[] {"bulk", "cancel"}, filter)));
         assertThat(json(preview.out()).asJsonObject().getInt("count")).isEqualTo(2);

@@ -19,6 +19,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 @Expectation(id = "slow", strategy = ItStrategies.Slow.class, maxSteps = 500)
 @Expectation(id = "waiter", strategy = ItStrategies.Waiter.class)
 @Expectation(id = "keyed_waiter", strategy = ItStrategies.KeyedWaiter.class)
+// the bulk actions' tests only: their filters must match no other test's episodes
+@Expectation(id = "bulk_waiter", strategy = ItStrategies.Waiter.class)
 @Expectation(id = "restartable", strategy = ItStrategies.Echo.class, recovery = RecoveryPolicy.RESTART)
 @Expectation(id = "walltime", strategy = ItStrategies.Slow.class, maxSteps = 500, maxWallMs = 600)
 @Expectation(id = "flaky", strategy = ItStrategies.FlakyOnce.class)
