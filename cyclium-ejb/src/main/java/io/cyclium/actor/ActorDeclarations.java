@@ -166,14 +166,30 @@ public final class ActorDeclarations {
         if (!(r.jitter() >= 0.0 && r.jitter() <= 1.0)) {
             problems.add(at + ": retry.jitter = " + r.jitter() + " must be between 0 and 1");
         }
-        boolean keyed = !e.concurrencyKey().isBlank();
-        if (keyed && e.concurrencyLimit() < 1) {
-            problems.add(at + ": concurrencyKey = \"" + e.concurrencyKey() + "\" needs concurrencyLimit of at least 1, not "
-                    + e.concurrencyLimit());
+        boolean byFunction = e.concurrencyKeyFunction() != ConcurrencyKeyFunction.class;
+        boolean byPath = !e.concurrencyKey().isBlank();
+        boolean keyed = byPath || byFunction;
+        String keyName = byFunction ? "concurrencyKeyFunction = " + e.concurrencyKeyFunction().getSimpleName()
+                : "concurrencyKey = \"" + e.concurrencyKey() + "\"";
+        if (byPath && byFunction) {
+            problems.add(at + ": concurrencyKey and concurrencyKeyFunction are both set; the key comes from one of them");
+        }
+        if (byFunction && (e.concurrencyKeyFunction().isInterface()
+                || java.lang.reflect.Modifier.isAbstract(e.concurrencyKeyFunction().getModifiers()))) {
+            problems.add(at + ": concurrencyKeyFunction = " + e.concurrencyKeyFunction().getName()
+                    + " must be a class implementing ConcurrencyKeyFunction (a CDI bean), not an interface or abstract class");
+        }
+        if (keyed && e.concurrencyLimit() < 1 && !(e.concurrencyLimit() == 0 && e.rateLimitPerKey())) {
+            problems.add(at + ": " + keyName + " needs concurrencyLimit of at least 1, not " + e.concurrencyLimit()
+                    + (e.concurrencyLimit() == 0 ? " (or rateLimitPerKey = true with a rateLimit, for a key that only rates)" : ""));
         }
         if (!keyed && e.concurrencyLimit() != 0) {
             problems.add(at + ": concurrencyLimit = " + e.concurrencyLimit() + " needs a concurrencyKey (the payload field"
-                    + " whose value the limit is per)");
+                    + " whose value the limit is per) or a concurrencyKeyFunction");
+        }
+        if (e.rateLimitPerKey() && (!keyed || e.rateLimit() < 1)) {
+            problems.add(at + ": rateLimitPerKey = true needs " + (keyed ? "a rateLimit of at least 1" : "a concurrencyKey"
+                    + " or concurrencyKeyFunction (the value each bucket is per)" + (e.rateLimit() < 1 ? " and a rateLimit of at least 1" : "")));
         }
         fieldPath(at, "concurrencyKey", e.concurrencyKey(), problems);
         rate(at, e.rateLimit(), e.ratePeriodMs(), problems);
@@ -191,7 +207,8 @@ public final class ActorDeclarations {
                 e.findingTtlSeconds() == 0 ? null : Duration.ofSeconds(e.findingTtlSeconds()), retry,
                 e.version().isEmpty() ? null : e.version(),
                 new FlowControl(e.concurrencyKey(), e.concurrencyLimit(), e.priority(), e.priorityField(), e.rateLimit(),
-                        Duration.ofMillis(e.ratePeriodMs()))));
+                        Duration.ofMillis(e.ratePeriodMs()), e.rateLimitPerKey(),
+                        byFunction ? e.concurrencyKeyFunction() : null)));
     }
 
     private static void rate(String at, int limit, long periodMs, List<String> problems) {

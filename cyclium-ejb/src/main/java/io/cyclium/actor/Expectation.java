@@ -84,7 +84,18 @@ public @interface Expectation {
      */
     String concurrencyKey() default "";
 
-    /** Episodes running at once per {@link #concurrencyKey} value, cluster-wide; needs a key, at least 1. */
+    /**
+     * A function of the trigger whose answer is this expectation's concurrency key, instead of a
+     * payload path (not both): a CDI bean of the application, checked at startup. A null or blank
+     * answer runs under the key "(none)"; one that throws is logged and counted, and the episode
+     * runs under the key "(key function failed)". {@code ConcurrencyKeyFunction.class} = none.
+     */
+    Class<? extends ConcurrencyKeyFunction> concurrencyKeyFunction() default ConcurrencyKeyFunction.class;
+
+    /**
+     * Episodes running at once per {@link #concurrencyKey} value, cluster-wide; needs a key, at least
+     * 1 (0 with a key only when the key serves {@link #rateLimitPerKey}).
+     */
     int concurrencyLimit() default 0;
 
     /** Priority of this expectation's episodes in the queue (higher starts first); see {@link #priorityField}. */
@@ -106,4 +117,10 @@ public @interface Expectation {
 
     /** The period of {@link #rateLimit}, in milliseconds. */
     long ratePeriodMs() default 1_000;
+
+    /**
+     * Whether {@link #rateLimit} holds per value of the concurrency key (a token bucket per key,
+     * cluster-wide) rather than once for the whole expectation; needs a key and a rate limit.
+     */
+    boolean rateLimitPerKey() default false;
 }

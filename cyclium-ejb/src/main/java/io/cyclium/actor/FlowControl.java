@@ -15,11 +15,13 @@ import jakarta.json.JsonValue;
  *
  * <p>The field paths are dotted ({@code tenant}, {@code order.region}); a leading {@code $.} is
  * accepted and ignored. A payload without the key field runs under the key {@value #NO_KEY}.
- * {@code rateLimit} starts per {@code ratePeriod} (0: none) cap how fast episodes of the
- * expectation start, cluster-wide.
+ * {@code keyFunction} (null: none) computes the key from the whole trigger instead of a path
+ * ({@link ConcurrencyKeyFunction}). {@code rateLimit} starts per {@code ratePeriod} (0: none) cap
+ * how fast episodes of the expectation start, cluster-wide; with {@code rateLimitPerKey} each key
+ * value has that rate of its own.
  */
 public record FlowControl(String concurrencyKey, int concurrencyLimit, int priority, String priorityField, int rateLimit,
-        java.time.Duration ratePeriod) {
+        java.time.Duration ratePeriod, boolean rateLimitPerKey, Class<? extends ConcurrencyKeyFunction> keyFunction) {
 
     /** Nothing declared: no key, no limit, priority 0. */
     public static final FlowControl NONE = new FlowControl(null, 0, 0, null);
@@ -29,13 +31,22 @@ public record FlowControl(String concurrencyKey, int concurrencyLimit, int prior
         this(concurrencyKey, concurrencyLimit, priority, priorityField, 0, java.time.Duration.ZERO);
     }
 
+    /** Without a rate limit per key or a key function. */
+    public FlowControl(String concurrencyKey, int concurrencyLimit, int priority, String priorityField, int rateLimit,
+            java.time.Duration ratePeriod) {
+        this(concurrencyKey, concurrencyLimit, priority, priorityField, rateLimit, ratePeriod, false, null);
+    }
+
     /** Whether at most {@code rateLimit} episodes start per {@code ratePeriod}, cluster-wide. */
     public boolean rateLimited() {
         return rateLimit > 0 && ratePeriod.toMillis() > 0;
     }
 
-    /** The key of a payload without the key field. */
+    /** The key of a payload without the key field (or a key function's null or blank answer). */
     public static final String NO_KEY = "(none)";
+
+    /** The key of a trigger whose key function threw: one shared key, so a broken function still runs limited. */
+    public static final String KEY_FAILED = "(key function failed)";
 
     /** Keys longer than this are stored as a hash (the slot table's column is 255 characters). */
     static final int MAX_KEY = 200;
@@ -55,7 +66,22 @@ public record FlowControl(String concurrencyKey, int concurrencyLimit, int prior
 
     /** Whether a key and a limit are declared: the episodes take a slot of the cluster-wide limit. */
     public boolean limited() {
-        return concurrencyKey != null && concurrencyLimit > 0;
+        return keyed() && concurrencyLimit > 0;
+    }
+
+    /** Whether the episodes have a concurrency key (a payload path or a key function). */
+    public boolean keyed() {
+        return concurrencyKey != null || keyFunction != null;
+    }
+
+    /** Whether each key value has a rate limit of its own (a bucket per key), rather than one for the expectation. */
+    public boolean ratePerKey() {
+        return rateLimitPerKey && rateLimited() && keyed();
+    }
+
+    /** What the key is read from, as an operator reads it: "$.tenant", or "TenantOfOrder()". */
+    public String keySource() {
+        return keyFunction != null ? keyFunction.getSimpleName() + "()" : concurrencyKey == null ? null : "$." + concurrencyKey;
     }
 
     /** Whether queued episodes may start out of arrival order. */
@@ -63,16 +89,23 @@ public record FlowControl(String concurrencyKey, int concurrencyLimit, int prior
         return priority != 0 || priorityField != null;
     }
 
-    /** The concurrency key of a trigger's payload (null when no key is declared). */
+    /**
+     * The concurrency key of a trigger's payload at {@code concurrencyKey} (null when no payload
+     * path is declared; a key function's key is the runtime's to compute, see {@link #stored}).
+     */
     public String keyOf(JsonObject payload) {
-        if (!limited()) {
+        if (concurrencyKey == null) {
             return null;
         }
         JsonValue v = at(payload, concurrencyKey);
-        if (v == null) {
+        return stored(v == null ? null : v instanceof JsonString s ? s.getString() : CanonicalJson.canonical(v));
+    }
+
+    /** A key as stored and limited: {@value #NO_KEY} for none (null or blank), a hash when too long for the column. */
+    public static String stored(String key) {
+        if (key == null || key.isBlank()) {
             return NO_KEY;
         }
-        String key = v instanceof JsonString s ? s.getString() : CanonicalJson.canonical(v);
         return key.length() > MAX_KEY ? "sha256:" + CanonicalJson.sha256Hex(key) : key;
     }
 

@@ -26,10 +26,10 @@ public final class ConcurrencyWaits {
         List<ConcurrencySlot> of(String actorId, String expectationId, String key);
     }
 
-    /** The rate limits a first start of an episode of (actor, expectation) takes a token of; empty when none. */
+    /** The rate limits a first start of an episode of (actor, expectation) with a key takes a token of; empty when none. */
     @FunctionalInterface
     public interface Rates {
-        List<RateLimit> of(String actorId, String expectationId);
+        List<RateLimit> of(String actorId, String expectationId, String key);
     }
 
     private final DatabaseVendor vendor;
@@ -37,7 +37,7 @@ public final class ConcurrencyWaits {
     private final Rates rates;
 
     public ConcurrencyWaits(DatabaseVendor vendor, Limits limits) {
-        this(vendor, limits, (actor, expectation) -> List.of());
+        this(vendor, limits, (actor, expectation, key) -> List.of());
     }
 
     public ConcurrencyWaits(DatabaseVendor vendor, Limits limits, Rates rates) {
@@ -55,7 +55,7 @@ public final class ConcurrencyWaits {
             if (e.queuedAt != null && "running".equals(e.status)) {
                 String why = why(em, limits.of(e.actorId, e.expectationId, e.concurrencyKey), inUse);
                 if (why == null && e.attempts <= 1) {
-                    why = due(em, rates.of(e.actorId, e.expectationId));
+                    why = due(em, rates.of(e.actorId, e.expectationId, e.concurrencyKey));
                 }
                 if (why != null) {
                     v = v.waitingFor(why);

@@ -195,7 +195,7 @@ public class EpisodeService {
     private ConcurrencyWaits waits() {
         return new ConcurrencyWaits(vendor, (actor, expectation, key) -> host.runtime(actor)
                 .map(rt -> rt.limitsOf(expectation, key == null ? io.cyclium.actor.FlowControl.NO_KEY : key))
-                .orElse(List.of()), (actor, expectation) -> host.runtime(actor).map(rt -> rt.ratesOf(expectation))
+                .orElse(List.of()), (actor, expectation, key) -> host.runtime(actor).map(rt -> rt.ratesOf(expectation, key))
                 .orElse(List.of()));
     }
 

@@ -191,6 +191,7 @@ public class ActorHost {
             ActorRuntime rt = new ActorRuntime(def, slots, runner, new ActorRuntime.Context(timers, clock, telemetry,
                     identity.name(), config.stackSlug(), config.env(), jitter, () -> modes.modeFor(actorId), tracing))
                     .pausedBy(pauses)
+                    .keyFunctionsFrom(type -> beans.select(type).get())
                     // only an actor that declares a limit or priorities: the others' path is as it was
                     .limitedBy(concurrency, config.flow().recheck(), config.flow().aging());
             runtimes.put(def.id(), rt);

@@ -80,6 +80,7 @@ public final class ActorRuntime {
     private volatile PauseCheck pauses = PauseCheck.NONE;
     private volatile ConcurrencyGate gate = ConcurrencyGate.NONE;
     private volatile java.util.concurrent.ScheduledFuture<?> recheck;
+    private volatile ConcurrencyKeys keys;
 
     public ActorRuntime(ActorDefinition definition, int maxConcurrent, EpisodeLauncher launcher, Context context) {
         this.definition = definition;
@@ -88,6 +89,7 @@ public final class ActorRuntime {
         this.admission = new TriggerAdmission(definition, context.env(), context.clock(), context.telemetry());
         this.ids = new EpisodeIds(context.clock());
         this.slots = new SlotQueue(maxConcurrent, launcher, context.node(), definition.id());
+        this.keys = new ConcurrencyKeys(ConcurrencyKeys.BY_CONSTRUCTOR, context.telemetry());
         for (ExpectationDefinition e : definition.expectations()) {
             if (e.hasBreaker()) {
                 breakers.put(e.id(), new CircuitBreaker(e.breakerThreshold(), e.breakerHalfOpenAfter()));
@@ -111,6 +113,12 @@ public final class ActorRuntime {
     public ActorRuntime pausedBy(PauseCheck check) {
         this.pauses = check;
         slots.pausedBy(check);
+        return this;
+    }
+
+    /** Where the key functions of its expectations come from ({@code @Expectation(concurrencyKeyFunction)}): CDI beans. */
+    ActorRuntime keyFunctionsFrom(ConcurrencyKeys.Beans beans) {
+        this.keys = new ConcurrencyKeys(beans, context.telemetry());
         return this;
     }
 
@@ -182,10 +190,16 @@ public final class ActorRuntime {
         return definition.expectation(expectationId).map(e -> limitsOf(e, key)).orElse(List.of());
     }
 
-    /** The rate limits the first start of an episode of {@code exp} takes a token of. */
-    private List<RateLimit> ratesOf(ExpectationDefinition exp) {
+    /**
+     * The rate limits the first start of an episode of {@code exp} with concurrency key {@code key}
+     * takes a token of: the expectation's bucket, or the key's own ({@code rateLimitPerKey}).
+     */
+    private List<RateLimit> ratesOf(ExpectationDefinition exp, String key) {
         List<RateLimit> rates = new ArrayList<>(2);
-        if (exp.flow().rateLimited()) {
+        if (exp.flow().ratePerKey()) {
+            rates.add(RateLimit.ofKey(definition.id(), exp.id(), key == null ? io.cyclium.actor.FlowControl.NO_KEY : key,
+                    exp.flow().rateLimit(), exp.flow().ratePeriod()));
+        } else if (exp.flow().rateLimited()) {
             rates.add(RateLimit.ofExpectation(definition.id(), exp.id(), exp.flow().rateLimit(), exp.flow().ratePeriod()));
         }
         if (definition.rateLimited()) {
@@ -208,9 +222,12 @@ public final class ActorRuntime {
                 && !exp.get().flow().prioritized()) {
             return p;
         }
-        String key = exp.get().flow().limited() ? gate.keyOf(p.episodeId()) : null;
-        return p.limitedBy(limitsOf(exp.get(), key == null && exp.get().flow().limited() ? io.cyclium.actor.FlowControl.NO_KEY : key),
-                p.resume() ? List.of() : ratesOf(exp.get()), exp.get().flow().priority());
+        String key = exp.get().flow().keyed() ? gate.keyOf(p.episodeId()) : null;
+        if (key == null && exp.get().flow().keyed()) {
+            key = io.cyclium.actor.FlowControl.NO_KEY;
+        }
+        return p.limitedBy(limitsOf(exp.get(), key), p.resume() ? List.of() : ratesOf(exp.get(), key),
+                exp.get().flow().priority());
     }
 
     /** Starts what waits in the queue and is no longer held (a resume). */
@@ -379,7 +396,7 @@ public final class ActorRuntime {
                 request.trigger(), request.dedupeKey(), exp.maxAttempts(), exp.budget(), defer ? null : context.node(),
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
                 scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId(),
-                traceParent(request), exp.version(), exp.flow().keyOf(payload),
+                traceParent(request), exp.version(), keys.keyOf(definition.id(), exp, request.trigger()),
                 request.priority() != null ? request.priority() : exp.flow().priorityOf(payload));
     }
 
@@ -474,7 +491,7 @@ public final class ActorRuntime {
                     Optional<ExpectationDefinition> exp = gate == ConcurrencyGate.NONE ? Optional.empty()
                             : definition.expectation(episode.expectationId());
                     List<ConcurrencySlot> limits = exp.map(e -> limitsOf(e, episode.concurrencyKey())).orElse(List.of());
-                    List<RateLimit> rates = exp.map(this::ratesOf).orElse(List.of());
+                    List<RateLimit> rates = exp.map(e -> ratesOf(e, episode.concurrencyKey())).orElse(List.of());
                     String shed = slots.enqueueFresh(episode.id(), freshSnapshot(episode),
                             definition.overflow() == Overflow.SHED_OLDEST
                                     && !pauses.holds(definition.id(), episode.expectationId()), limits, rates,
@@ -600,11 +617,11 @@ public final class ActorRuntime {
     }
 
     /**
-     * The rate limits a first start of an episode of {@code expectationId} takes a token of (empty:
-     * none declared): what the console explains a wait with.
+     * The rate limits a first start of an episode of {@code expectationId} with concurrency key
+     * {@code key} takes a token of (empty: none declared): what the console explains a wait with.
      */
-    public List<RateLimit> ratesOf(String expectationId) {
-        return definition.expectation(expectationId).map(this::ratesOf).orElse(List.of());
+    public List<RateLimit> ratesOf(String expectationId, String key) {
+        return definition.expectation(expectationId).map(e -> ratesOf(e, key)).orElse(List.of());
     }
 
     /** Queued here and held back by a pause. */

@@ -8,7 +8,8 @@ import java.time.Duration;
  * {@code period} for ({@code scope}, {@code key}), a token bucket of {@code starts} tokens refilled
  * evenly over the period (so a burst of {@code starts} is allowed after a quiet period). Scope is
  * "actor/expectation" for {@code @Expectation(rateLimit)}, the actor id for {@code @Actor(rateLimit)};
- * the key is {@value ConcurrencySlot#WHOLE_ACTOR}.
+ * the key is {@value ConcurrencySlot#WHOLE_ACTOR}, or the episode's concurrency key for
+ * {@code @Expectation(rateLimitPerKey = true)} (a bucket per key value).
  */
 public record RateLimit(String scope, String key, int starts, Duration period) {
 
@@ -23,6 +24,16 @@ public record RateLimit(String scope, String key, int starts, Duration period) {
         return new RateLimit(actorId + "/" + expectationId, ConcurrencySlot.WHOLE_ACTOR, starts, period);
     }
 
+    /** A bucket of its own per key value of the expectation ({@code @Expectation(rateLimitPerKey)}). */
+    static RateLimit ofKey(String actorId, String expectationId, String key, int starts, Duration period) {
+        return new RateLimit(actorId + "/" + expectationId, key, starts, period);
+    }
+
+    /** Whether this is one key's bucket among many of its scope (pruned when idle, see {@link RateStore}). */
+    boolean perKey() {
+        return !ConcurrencySlot.WHOLE_ACTOR.equals(key);
+    }
+
     static RateLimit ofActor(String actorId, int starts, Duration period) {
         return new RateLimit(actorId, ConcurrencySlot.WHOLE_ACTOR, starts, period);
     }
@@ -32,8 +43,8 @@ public record RateLimit(String scope, String key, int starts, Duration period) {
         return BigDecimal.valueOf((double) starts / period.toMillis()).toPlainString();
     }
 
-    /** How an operator reads it: "rate of worker/work 10 per PT1S". */
+    /** How an operator reads it: "rate of worker/work 10 per PT1S", "rate of worker/work key tenant-a 10 per PT1S". */
     public String describe() {
-        return "rate of " + scope + " " + starts + " per " + period;
+        return "rate of " + scope + (perKey() ? " key " + key : "") + " " + starts + " per " + period;
     }
 }

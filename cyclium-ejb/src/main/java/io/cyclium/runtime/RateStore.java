@@ -14,6 +14,13 @@ import java.util.Map;
  * and takes a token only when at least one is there; 0 rows means none is (another node took the
  * last one, normal), and the answer says when the next is due. However many nodes start at once,
  * the row lock orders them and no token is taken twice. Runs in the caller's transaction.
+ *
+ * <p>A missing row is a full bucket, and so is a row untouched for a whole period (it has refilled
+ * to its cap): deleting such a row changes no answer. That is how the buckets of a per-key rate
+ * ({@code rateLimitPerKey}) stay bounded: the start that creates a key's bucket first deletes the
+ * buckets of its scope idle for longer than the period, so a scope holds at most the keys that
+ * started within about one period (plus those idle since the last new key), however many keys it
+ * has ever seen. A start racing the delete finds no row and creates it full: the same answer.
  */
 public final class RateStore {
 
@@ -30,6 +37,9 @@ public final class RateStore {
         }
         Double available = available(em, limit);
         if (available == null) {
+            if (limit.perKey()) {
+                pruneIdle(em, limit);
+            }
             // the first start of this limit: a full bucket less the token this start takes
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("scope", limit.scope());
@@ -61,6 +71,19 @@ public final class RateStore {
     public void giveBack(EntityManager em, RateLimit limit) {
         new NativeSql().sql("UPDATE cyclium_rate_buckets SET tokens = tokens + 1 WHERE scope = ").value(limit.scope())
                 .sql(" AND rate_key = ").value(limit.key()).executeUpdate(em);
+    }
+
+    /** Deletes the buckets of the scope idle for a whole period (full: the same as no row); returns how many. */
+    int pruneIdle(EntityManager em, RateLimit limit) {
+        return new NativeSql().sql("DELETE FROM cyclium_rate_buckets WHERE scope = ").value(limit.scope())
+                .sql(" AND " + vendor.millisBetween("refilled_at", vendor.utcNow()) + " >= " + limit.period().toMillis())
+                .executeUpdate(em);
+    }
+
+    /** Buckets stored for a scope now (a per-key rate's keys seen within about a period). */
+    public int buckets(EntityManager em, String scope) {
+        return ((Number) new NativeSql().sql("SELECT COUNT(*) FROM cyclium_rate_buckets WHERE scope = ").value(scope)
+                .query(em).getSingleResult()).intValue();
     }
 
     private boolean takeOne(EntityManager em, RateLimit limit) {

@@ -95,11 +95,19 @@ final class SlotQueue {
             return rates.stream().map(r -> "rate\n" + r.scope() + "\n" + r.key()).toList();
         }
 
-        /** The group fairness turns over: its expectation's key, else one group for the whole actor. */
+        /**
+         * The group fairness turns over: its expectation's key (a concurrency limit's, else a
+         * per-key rate's), else one group for the whole actor.
+         */
         String group() {
             for (ConcurrencySlot l : limits) {
                 if (!ConcurrencySlot.WHOLE_ACTOR.equals(l.key())) {
                     return l.scope() + "\n" + l.key();
+                }
+            }
+            for (RateLimit r : rates) {
+                if (r.perKey()) {
+                    return r.scope() + "\n" + r.key();
                 }
             }
             return "";

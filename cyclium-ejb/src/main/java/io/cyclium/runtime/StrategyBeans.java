@@ -14,7 +14,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The strategy beans of the discovered actors. Every declared strategy must be a bean this module
+ * The strategy beans of the discovered actors. Every declared strategy (and concurrency key
+ * function) must be a bean this module
  * can create: checked once at startup, so a missing scope annotation fails the deployment naming
  * actor and expectation instead of failing the first episode. Strategies hold no per-episode state
  * (it lives in the state object), so one instance serves every episode.
@@ -37,6 +38,12 @@ final class StrategyBeans implements StrategyLookup {
                 if (!beans.select(exp.strategy()).isResolvable()) {
                     problems.add("actor \"" + actor.id() + "\", expectation \"" + exp.id() + "\": strategy "
                             + exp.strategy().getName() + " is not a CDI bean (annotate it with a scope such as"
+                            + " @ApplicationScoped or @Dependent)");
+                }
+                Class<?> keyFunction = exp.flow().keyFunction();
+                if (keyFunction != null && !beans.select(keyFunction).isResolvable()) {
+                    problems.add("actor \"" + actor.id() + "\", expectation \"" + exp.id() + "\": concurrencyKeyFunction "
+                            + keyFunction.getName() + " is not a CDI bean (annotate it with a scope such as"
                             + " @ApplicationScoped or @Dependent)");
                 }
             }

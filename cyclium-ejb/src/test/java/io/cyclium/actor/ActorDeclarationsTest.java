@@ -303,6 +303,56 @@ class ActorDeclarationsTest {
                 p -> assertThat(p).contains("clusterMaxConcurrentEpisodes = -1"));
     }
 
+    public static final class TenantOfOrder implements ConcurrencyKeyFunction {
+        @Override
+        public String keyOf(io.cyclium.episode.TriggerInfo trigger) {
+            return trigger.payload().getString("tenant", null);
+        }
+    }
+
+    public abstract static class AbstractKey implements ConcurrencyKeyFunction {
+    }
+
+    @Actor(id = "keyed")
+    @Expectation(id = "by_function", strategy = IdleStrategy.class, concurrencyKeyFunction = TenantOfOrder.class,
+            concurrencyLimit = 3)
+    @Expectation(id = "rated_per_key", strategy = IdleStrategy.class, concurrencyKey = "tenant", rateLimit = 5,
+            ratePeriodMs = 60_000, rateLimitPerKey = true)
+    static class KeyedWell {
+    }
+
+    @Actor(id = "keyed_badly")
+    @Expectation(id = "both", strategy = IdleStrategy.class, concurrencyKey = "tenant",
+            concurrencyKeyFunction = TenantOfOrder.class, concurrencyLimit = 1)
+    @Expectation(id = "abstract_function", strategy = IdleStrategy.class, concurrencyKeyFunction = AbstractKey.class,
+            concurrencyLimit = 1)
+    @Expectation(id = "per_key_without_key", strategy = IdleStrategy.class, rateLimit = 5, rateLimitPerKey = true)
+    @Expectation(id = "per_key_without_rate", strategy = IdleStrategy.class, concurrencyKey = "tenant", rateLimitPerKey = true)
+    static class KeyedBadly {
+    }
+
+    @Test
+    void a_key_function_and_a_rate_per_key_are_read() {
+        ActorDefinition actor = ActorDeclarations.read(KeyedWell.class, new ArrayList<>()).orElseThrow();
+        FlowControl byFunction = actor.expectation("by_function").orElseThrow().flow();
+        assertThat(byFunction.keyFunction()).isEqualTo(TenantOfOrder.class);
+        assertThat(byFunction.limited()).isTrue();
+        assertThat(byFunction.keySource()).isEqualTo("TenantOfOrder()");
+        FlowControl rated = actor.expectation("rated_per_key").orElseThrow().flow();
+        assertThat(rated.ratePerKey()).isTrue();
+        assertThat(rated.limited()).as("a key only for its rate: no concurrency limit").isFalse();
+        assertThat(rated.keyOf(jakarta.json.Json.createObjectBuilder().add("tenant", "t-1").build())).isEqualTo("t-1");
+    }
+
+    @Test
+    void a_key_from_both_a_path_and_a_function_an_abstract_function_and_a_rate_per_key_without_key_or_rate_are_refused() {
+        assertThat(problemsOf(KeyedBadly.class)).satisfiesExactlyInAnyOrder(
+                p -> assertThat(p).contains("\"both\"", "concurrencyKey and concurrencyKeyFunction are both set"),
+                p -> assertThat(p).contains("\"abstract_function\"", "must be a class implementing ConcurrencyKeyFunction"),
+                p -> assertThat(p).contains("\"per_key_without_key\"", "rateLimitPerKey = true needs a concurrencyKey"),
+                p -> assertThat(p).contains("\"per_key_without_rate\"", "rateLimitPerKey = true needs a rateLimit of at least 1"));
+    }
+
     @Test
     void a_declared_version_is_the_expectation_s_version() {
         assertThat(ActorDeclarations.read(VersionedWell.class, new ArrayList<>()).orElseThrow().expectation("current")

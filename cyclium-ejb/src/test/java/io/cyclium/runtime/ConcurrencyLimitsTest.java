@@ -115,6 +115,10 @@ class ConcurrencyLimitsTest {
         node.rt().exited(episodeId);
     }
 
+    private static int buckets(TestJpa db) {
+        return db.inNewTransaction(em -> new RateStore(db.vendor()).buckets(em, "worker/work"));
+    }
+
     private static int slotsInUse(TestJpa db, String scope, String key) {
         return db.inNewTransaction(em -> new ConcurrencyStore(db.vendor()).inUse(em, scope, key));
     }
@@ -338,7 +342,7 @@ class ConcurrencyLimitsTest {
         String queued = (a.rt().waitingForRateCount() > 0 ? a : b).launcher.inserted.stream().map(NewEpisode::id)
                 .filter(id -> !a.started().contains(id) && !b.started().contains(id)).findFirst().orElseThrow();
         io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
-                (actor, exp, key) -> List.of(), (actor, exp) -> a.rt().ratesOf(exp));
+                (actor, exp, key) -> List.of(), (actor, exp, key) -> a.rt().ratesOf(exp, key));
         String why = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, queued)))
                 .get(0).waiting());
         assertThat(why).as("its due time is visible").startsWith("rate of worker/work 4 per PT10S, next start due in ")
@@ -351,5 +355,95 @@ class ConcurrencyLimitsTest {
         double seconds = (System.nanoTime() - began) / 1e9;
         int started = a.started().size() + b.started().size();
         assertThat(started).as("after %.2f s", seconds).isBetween(5, 4 + (int) Math.ceil(seconds * 0.4));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_rate_per_key_gives_each_key_its_own_burst_across_nodes_and_the_waiting_key_shows_its_due_time(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ExpectationDefinition rated = expectation("work").build("worker")
+                .withFlow(new FlowControl("$.tenant", 0, 0, null, 3, Duration.ofSeconds(10), true, null));
+        ActorDefinition def = actor(0, rated);
+        Node a = node(db, "node-a", def, 20, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 20, Duration.ofSeconds(60));
+        List<String> ofA = new ArrayList<>();
+        List<String> ofB = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ofA.add((i % 2 == 0 ? a : b).fire("work", "tenant-a", null).episodeId());
+            ofB.add((i % 2 == 0 ? b : a).fire("work", "tenant-b", null).episodeId());
+        }
+        a.timers().runDue();
+        b.timers().runDue();
+        List<String> started = new ArrayList<>(a.started());
+        started.addAll(b.started());
+        assertThat(started.stream().filter(ofA::contains).count()).as("tenant-a: its own 3").isEqualTo(3);
+        assertThat(started.stream().filter(ofB::contains).count()).as("tenant-b: its own 3, not what A left").isEqualTo(3);
+        assertThat(buckets(db)).isEqualTo(2);
+
+        String queued = ofB.stream().filter(id -> !started.contains(id)).findFirst().orElseThrow();
+        io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
+                (actor, exp, key) -> a.rt().limitsOf(exp, key), (actor, exp, key) -> a.rt().ratesOf(exp, key));
+        var view = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, queued)))
+                .get(0));
+        assertThat(view.concurrencyKey()).isEqualTo("tenant-b");
+        assertThat(view.waiting()).startsWith("rate of worker/work key tenant-b 3 per PT10S, next start due in ")
+                .endsWith(" ms (database clock)");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_buckets_of_keys_idle_for_a_whole_period_are_deleted_when_a_new_key_s_bucket_is_created(Vendor vendor)
+            throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        ExpectationDefinition rated = expectation("work").build("worker")
+                .withFlow(new FlowControl("$.tenant", 0, 0, null, 1, Duration.ofMillis(2_000), true, null));
+        Node n = node(db, "node-a", actor(0, rated), 50, Duration.ofSeconds(60));
+        for (int i = 0; i < 20; i++) {
+            n.fire("work", "tenant-" + i, null);
+        }
+        n.timers().runDue();
+        assertThat(n.started()).hasSize(20);
+        assertThat(buckets(db)).as("within the period, each key keeps its bucket").isEqualTo(20);
+
+        Thread.sleep(2_100); // the database's clock: every bucket has refilled to its cap, the same as no row
+        n.fire("work", "tenant-new", null);
+        n.timers().runDue();
+        assertThat(n.started()).hasSize(21);
+        assertThat(buckets(db)).as("only the new key's").isEqualTo(1);
+    }
+
+    /** The tenant is the part of the order id before the dash; "boom" throws, "none" answers null. */
+    public static final class TenantOfOrder implements io.cyclium.actor.ConcurrencyKeyFunction {
+        @Override
+        public String keyOf(TriggerInfo trigger) {
+            String order = trigger.payload().getString("order");
+            if (order.equals("boom")) {
+                throw new IllegalStateException("no such order");
+            }
+            return order.equals("none") ? null : order.substring(0, order.indexOf('-'));
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_key_function_s_answer_is_the_key_and_a_failing_or_empty_one_runs_under_a_key_of_its_own(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ExpectationDefinition keyed = expectation("work").build("worker")
+                .withFlow(new FlowControl(null, 1, 0, null, 0, Duration.ZERO, false, TenantOfOrder.class));
+        Node n = node(db, "node-a", actor(0, keyed), 10, Duration.ofSeconds(60));
+        List<String> ids = new ArrayList<>();
+        for (String order : List.of("acme-1", "acme-2", "globex-1", "boom", "boom", "none")) {
+            var payload = Jsons.object().add("order", order).build();
+            ids.add(n.rt().fire(n.rt().definition().expectation("work").orElseThrow(),
+                    new TriggerInfo(TriggerInfo.MANUAL, null, null, payload, null), null, false).episodeId());
+        }
+        n.timers().runDue();
+        assertThat(n.started()).as("one per key: acme, globex, the failed function's, no key")
+                .containsExactlyInAnyOrder(ids.get(0), ids.get(2), ids.get(3), ids.get(5));
+        assertThat(ids.stream().map(id -> db.inNewTransaction(em -> new ConcurrencyStore(db.vendor()).keyOf(em, id))).toList())
+                .containsExactly("acme", "acme", "globex", FlowControl.KEY_FAILED, FlowControl.KEY_FAILED, FlowControl.NO_KEY);
+        assertThat(slotsInUse(db, "worker/work", "acme")).isEqualTo(1);
+        finish(db, n, ids.get(0));
+        assertThat(n.started()).contains(ids.get(1));
     }
 }
