@@ -221,7 +221,7 @@ public final class ActorDeclarations {
     }
 
     private static void fieldPath(String at, String name, String path, List<String> problems) {
-        if (!path.isBlank() && !path.matches("(\\$\\.)?[^.\\s]+(\\.[^.\\s]+)*")) {
+        if (!path.isBlank() && !FlowControl.isFieldPath(path)) {
             problems.add(at + ": " + name + " = \"" + path + "\" is not a payload field path: allowed are dotted names"
                     + " such as tenant or $.order.region");
         }

@@ -57,6 +57,11 @@ public record FlowControl(String concurrencyKey, int concurrencyLimit, int prior
         priorityField = path(priorityField);
     }
 
+    /** Whether {@code p} is a dotted payload field path ({@code tenant}, {@code $.order.region}). */
+    public static boolean isFieldPath(String p) {
+        return p.matches("(\\$\\.)?[^.\\s]+(\\.[^.\\s]+)*");
+    }
+
     private static String path(String p) {
         if (p == null || p.isBlank()) {
             return null;

@@ -110,6 +110,16 @@ public class EpisodeEntity {
     @Column(name = "priority")
     public Integer priority;
 
+    /** A workflow step's own concurrency limit (V21): scope "workflow:&lt;workflow&gt;/&lt;step&gt;", key, limit; null otherwise. */
+    @Column(name = "step_key_scope")
+    public String stepKeyScope;
+
+    @Column(name = "step_key")
+    public String stepKey;
+
+    @Column(name = "step_key_limit")
+    public Integer stepKeyLimit;
+
     @Column(name = "queued_at")
     public LocalDateTime queuedAt;
 

@@ -92,6 +92,12 @@ public class EpisodeStore {
         if (e.priority() != 0) {
             columns.put("priority", e.priority());
         }
+        if (e.stepKey() != null) {
+            // only for a workflow step that declares a key of its own, as above
+            columns.put("step_key_scope", e.stepKey().scope());
+            columns.put("step_key", e.stepKey().key());
+            columns.put("step_key_limit", e.stepKey().limit());
+        }
         columns.put("queued_at", e.queued() ? NativeSql.raw(now()) : null);
         columns.put("started_at", NativeSql.raw(now()));
         columns.put("updated_at", NativeSql.raw(now()));

@@ -12,11 +12,33 @@ import java.util.Objects;
  * the expectation it starts with ({@code @Expectation(version)}; null when unversioned): recovery
  * resumes it only where that version is deployed. {@code concurrencyKey} is its key under its
  * expectation's cluster-wide limit (null: none declared), {@code priority} its place in a queue.
+ * {@code stepKey} is the workflow step's own concurrency limit it runs under (null: the step
+ * declares none).
  */
 public record NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
         String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
         String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent, String expectationVersion,
-        String concurrencyKey, int priority) {
+        String concurrencyKey, int priority, StepKey stepKey) {
+
+    /**
+     * A workflow step's own concurrency limit: at most {@code limit} episodes of ({@code scope},
+     * {@code key}) run at once, cluster-wide; {@code scope} is "workflow:&lt;workflow&gt;/&lt;step&gt;".
+     */
+    public record StepKey(String scope, String key, int limit) {
+        public StepKey {
+            Objects.requireNonNull(scope, "scope");
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /** Not a keyed workflow step. */
+    public NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,
+            String dedupeKey, int maxAttempts, Budget budget, String runNode, boolean queued, String sourceStack,
+            String sourceEnv, String workflowInstanceId, String workflowStepId, String traceParent, String expectationVersion,
+            String concurrencyKey, int priority) {
+        this(id, actorId, expectationId, specRev, trigger, dedupeKey, maxAttempts, budget, runNode, queued, sourceStack,
+                sourceEnv, workflowInstanceId, workflowStepId, traceParent, expectationVersion, concurrencyKey, priority, null);
+    }
 
     /** Without a concurrency key, priority 0. */
     public NewEpisode(String id, String actorId, String expectationId, String specRev, TriggerInfo trigger,

@@ -46,6 +46,14 @@ public final class ConcurrencyWaits {
         this.rates = rates;
     }
 
+    /** With the limits deployed on this node (its actors' runtimes). */
+    public static ConcurrencyWaits deployedOn(DatabaseVendor vendor, io.cyclium.runtime.ActorHost host) {
+        return new ConcurrencyWaits(vendor, (actor, expectation, key) -> host.runtime(actor)
+                .map(rt -> rt.limitsOf(expectation, key == null ? io.cyclium.actor.FlowControl.NO_KEY : key))
+                .orElse(List.of()), (actor, expectation, key) -> host.runtime(actor).map(rt -> rt.ratesOf(expectation, key))
+                .orElse(List.of()));
+    }
+
     /** The rows as views, each queued one under a limit explained. */
     public List<EpisodeView> views(EntityManager em, List<EpisodeEntity> rows) {
         Map<ConcurrencySlot, Integer> inUse = new HashMap<>();
@@ -53,7 +61,7 @@ public final class ConcurrencyWaits {
         for (EpisodeEntity e : rows) {
             EpisodeView v = EpisodeView.of(e);
             if (e.queuedAt != null && "running".equals(e.status)) {
-                String why = why(em, limits.of(e.actorId, e.expectationId, e.concurrencyKey), inUse);
+                String why = why(em, withStepKey(e, limits.of(e.actorId, e.expectationId, e.concurrencyKey)), inUse);
                 if (why == null && e.attempts <= 1) {
                     why = due(em, rates.of(e.actorId, e.expectationId, e.concurrencyKey));
                 }
@@ -64,6 +72,12 @@ public final class ConcurrencyWaits {
             out.add(v);
         }
         return out;
+    }
+
+    /** The episode's limits and its workflow step's own (from its row: the definition may have changed since). */
+    private static List<ConcurrencySlot> withStepKey(EpisodeEntity e, List<ConcurrencySlot> limits) {
+        return ConcurrencySlot.stepFirst(e.stepKeyScope == null || e.stepKey == null || e.stepKeyLimit == null ? null
+                : new ConcurrencySlot(e.stepKeyScope, e.stepKey, Math.max(1, e.stepKeyLimit)), limits);
     }
 
     /** The rate limit whose next token is furthest off: "rate of a/b 10 per PT1S, next start due in 350 ms"; null when none. */

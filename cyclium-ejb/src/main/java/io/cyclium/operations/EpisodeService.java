@@ -193,10 +193,7 @@ public class EpisodeService {
 
     /** Why queued episodes wait, from the limits deployed on this node. */
     private ConcurrencyWaits waits() {
-        return new ConcurrencyWaits(vendor, (actor, expectation, key) -> host.runtime(actor)
-                .map(rt -> rt.limitsOf(expectation, key == null ? io.cyclium.actor.FlowControl.NO_KEY : key))
-                .orElse(List.of()), (actor, expectation, key) -> host.runtime(actor).map(rt -> rt.ratesOf(expectation, key))
-                .orElse(List.of()));
+        return ConcurrencyWaits.deployedOn(vendor, host);
     }
 
     /** Newest first, at most {@link EpisodeListing#MAX_PAGE}; every filter is optional; the status must be a known one. */

@@ -79,6 +79,10 @@ public final class ActorRuntime {
     private volatile boolean accepting = true;
     private volatile PauseCheck pauses = PauseCheck.NONE;
     private volatile ConcurrencyGate gate = ConcurrencyGate.NONE;
+    /** The node's cluster-wide gate, kept for a workflow step with a key of its own on an actor that declares nothing. */
+    private volatile ConcurrencyGate clusterGate = ConcurrencyGate.NONE;
+    private volatile Duration recheckEvery = Duration.ofSeconds(1);
+    private volatile Duration agingEvery = Duration.ZERO;
     private volatile java.util.concurrent.ScheduledFuture<?> recheck;
     private volatile ConcurrencyKeys keys;
 
@@ -131,18 +135,43 @@ public final class ActorRuntime {
      */
     public ActorRuntime limitedBy(ConcurrencyGate gate, Duration recheck, Duration aging) {
         slots.aging(context.clock(), aging);
+        this.clusterGate = gate;
+        this.recheckEvery = recheck;
+        this.agingEvery = aging;
         if (!definition.flowControlled()) {
             return this;
         }
-        this.gate = gate;
-        ScheduledExecutorService timers = context.timers();
-        slots.flowControlled(gate, context.clock(), aging, task -> timers.execute(() -> BackgroundPass.run("admission",
-                new String[] {"actor", definition.id()}, LOG, context.telemetry(),
-                () -> "Admission of actor " + definition.id() + " failed; the next pass tries again", task)));
         boolean limits = definition.clusterMaxConcurrent() > 0 || definition.rateLimited()
                 || definition.expectations().stream().anyMatch(e -> e.flow().limited() || e.flow().rateLimited());
+        return flowControlled(limits);
+    }
+
+    /**
+     * The first workflow step with a key of its own fired here on an actor that declares no flow
+     * control: from now on its queue is flow-controlled like a declared one's (a keyed entry at the
+     * head of a plain FIFO would be tried again and again in one pass). Once per runtime.
+     */
+    private void flowControlForStepKeys() {
+        synchronized (this) {
+            if (clusterGate == ConcurrencyGate.NONE) {
+                return;
+            }
+            if (gate == ConcurrencyGate.NONE) {
+                flowControlled(true);
+            } else if (recheck == null) {
+                armRecheck(Math.max(1, recheckEvery.toMillis())); // flow-controlled for priorities only until now
+            }
+        }
+    }
+
+    private ActorRuntime flowControlled(boolean limits) {
+        this.gate = clusterGate;
+        ScheduledExecutorService timers = context.timers();
+        slots.flowControlled(clusterGate, context.clock(), agingEvery, task -> timers.execute(() -> BackgroundPass.run("admission",
+                new String[] {"actor", definition.id()}, LOG, context.telemetry(),
+                () -> "Admission of actor " + definition.id() + " failed; the next pass tries again", task)));
         if (limits) {
-            armRecheck(Math.max(1, recheck.toMillis()));
+            armRecheck(Math.max(1, recheckEvery.toMillis()));
         }
         context.telemetry().gauge("episode_waiting", slots::waitingForLimitCount, "actor", definition.id(), "reason",
                 "concurrency_limit");
@@ -218,16 +247,26 @@ public final class ActorRuntime {
             return p;
         }
         Optional<ExpectationDefinition> exp = definition.expectation(p.expectationId());
-        if (exp.isEmpty() || !definition.limited(exp.get()) && !definition.rateLimited(exp.get())
-                && !exp.get().flow().prioritized()) {
+        if (exp.isEmpty()) {
             return p;
         }
-        String key = exp.get().flow().keyed() ? gate.keyOf(p.episodeId()) : null;
+        // one read for the key and a workflow step's own limit: under flow control any episode may be a keyed step's
+        ConcurrencyGate.StoredKeys stored = gate.keysOf(p.episodeId());
+        if (!definition.limited(exp.get()) && !definition.rateLimited(exp.get()) && !exp.get().flow().prioritized()
+                && stored.stepSlot() == null) {
+            return p;
+        }
+        String key = stored.key();
         if (key == null && exp.get().flow().keyed()) {
             key = io.cyclium.actor.FlowControl.NO_KEY;
         }
-        return p.limitedBy(limitsOf(exp.get(), key), p.resume() ? List.of() : ratesOf(exp.get(), key),
-                exp.get().flow().priority());
+        return p.limitedBy(ConcurrencySlot.stepFirst(stored.stepSlot(), limitsOf(exp.get(), key)),
+                p.resume() ? List.of() : ratesOf(exp.get(), key), exp.get().flow().priority());
+    }
+
+    /** A workflow step's own limit as a slot (null: none). */
+    private static ConcurrencySlot stepSlot(io.cyclium.episode.NewEpisode.StepKey k) {
+        return k == null ? null : new ConcurrencySlot(k.scope(), k.key(), Math.max(1, k.limit()));
     }
 
     /** Starts what waits in the queue and is no longer held (a resume). */
@@ -355,6 +394,9 @@ public final class ActorRuntime {
             return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
         }
         boolean defer = mode == NodeMode.TRIGGER_ONLY;
+        if (request.stepKey() != null && !defer) {
+            flowControlForStepKeys();
+        }
         CircuitBreaker breaker = breakers.get(exp.id());
         boolean probe;
         boolean runNow;
@@ -374,7 +416,8 @@ public final class ActorRuntime {
             boolean paused = pauses.holds(definition.id(), exp.id());
             // work under a cluster-wide limit always goes through the queue, which takes its slot on
             // the database first; it waits there (never dropped) while the limit is full
-            boolean limited = !defer && gate != ConcurrencyGate.NONE && (definition.limited(exp) || definition.rateLimited(exp));
+            boolean limited = !defer && gate != ConcurrencyGate.NONE && (definition.limited(exp) || definition.rateLimited(exp)
+                    || request.stepKey() != null);
             runNow = !defer && !paused && !limited && slots.tryReserve();
             if (!defer && !runNow && !paused && !limited && definition.overflow() == Overflow.DROP) {
                 probeNotRun(probe, breaker);
@@ -397,7 +440,7 @@ public final class ActorRuntime {
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
                 scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId(),
                 traceParent(request), exp.version(), keys.keyOf(definition.id(), exp, request.trigger()),
-                request.priority() != null ? request.priority() : exp.flow().priorityOf(payload));
+                request.priority() != null ? request.priority() : exp.flow().priorityOf(payload), request.stepKey());
     }
 
     /**
@@ -490,7 +533,8 @@ public final class ActorRuntime {
                     // paused work is kept whole: nothing is shed to make room while a pause holds it
                     Optional<ExpectationDefinition> exp = gate == ConcurrencyGate.NONE ? Optional.empty()
                             : definition.expectation(episode.expectationId());
-                    List<ConcurrencySlot> limits = exp.map(e -> limitsOf(e, episode.concurrencyKey())).orElse(List.of());
+                    List<ConcurrencySlot> limits = ConcurrencySlot.stepFirst(stepSlot(episode.stepKey()),
+                            exp.map(e -> limitsOf(e, episode.concurrencyKey())).orElse(List.of()));
                     List<RateLimit> rates = exp.map(e -> ratesOf(e, episode.concurrencyKey())).orElse(List.of());
                     String shed = slots.enqueueFresh(episode.id(), freshSnapshot(episode),
                             definition.overflow() == Overflow.SHED_OLDEST

@@ -64,7 +64,7 @@ public final class ClusterConcurrency implements ConcurrencyGate {
     }
 
     @Override
-    public String keyOf(String episodeId) {
-        return tx.inNewTransaction(em -> store.keyOf(em, episodeId));
+    public StoredKeys keysOf(String episodeId) {
+        return tx.inNewTransaction(em -> store.keysOf(em, episodeId));
     }
 }

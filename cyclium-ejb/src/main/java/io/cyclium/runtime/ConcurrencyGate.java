@@ -26,8 +26,8 @@ public interface ConcurrencyGate {
         }
 
         @Override
-        public String keyOf(String episodeId) {
-            return null;
+        public StoredKeys keysOf(String episodeId) {
+            return StoredKeys.NONE;
         }
     };
 
@@ -53,6 +53,14 @@ public interface ConcurrencyGate {
     /** Gives back the slots the episode holds (its run ended, here, whatever the outcome). */
     void release(String episodeId);
 
-    /** The concurrency key stored with the episode (a restart carries only its id); null when none. */
-    String keyOf(String episodeId);
+    /**
+     * What a restart (which carries only the episode's id) takes again: the concurrency key stored
+     * with the episode (null: none) and its workflow step's own limit (null: none).
+     */
+    StoredKeys keysOf(String episodeId);
+
+    /** An episode's stored concurrency key and its workflow step's own limit, each null when none. */
+    record StoredKeys(String key, ConcurrencySlot stepSlot) {
+        static final StoredKeys NONE = new StoredKeys(null, null);
+    }
 }

@@ -78,11 +78,17 @@ public final class ConcurrencyStore {
                 .sql(" AND concurrency_key = ").value(key).query(em).getSingleResult()).intValue();
     }
 
-    /** The concurrency key stored on an episode's row (null: none), for a restart that did not carry it. */
-    public String keyOf(EntityManager em, String episodeId) {
-        List<?> rows = new NativeSql().sql("SELECT concurrency_key FROM cyclium_episodes WHERE id = ").value(episodeId)
-                .query(em).getResultList();
-        return rows.isEmpty() ? null : (String) rows.get(0);
+    /** The episode's stored key and its workflow step's own limit, in one read (a restart that did not carry them). */
+    public ConcurrencyGate.StoredKeys keysOf(EntityManager em, String episodeId) {
+        List<?> rows = new NativeSql().sql("SELECT concurrency_key, step_key_scope, step_key, step_key_limit FROM cyclium_episodes"
+                + " WHERE id = ").value(episodeId).query(em).getResultList();
+        if (rows.isEmpty()) {
+            return ConcurrencyGate.StoredKeys.NONE;
+        }
+        Object[] c = (Object[]) rows.get(0);
+        ConcurrencySlot step = c[1] == null || c[2] == null || c[3] == null ? null
+                : new ConcurrencySlot((String) c[1], (String) c[2], Math.max(1, ((Number) c[3]).intValue()));
+        return new ConcurrencyGate.StoredKeys((String) c[0], step);
     }
 
     private static Map<Integer, String> used(EntityManager em, ConcurrencySlot slot) {

@@ -112,6 +112,12 @@ final class InCommit implements Tx {
             }
 
             @Override
+            public Launch launch(EntityManager em, String workflowId, StepDefinition step, String instanceId, int attempt,
+                    String dedupeKey, JsonObject input, String stack, String env, String traceParent) {
+                return real.launch(em, workflowId, step, instanceId, attempt, dedupeKey, input, stack, env, traceParent);
+            }
+
+            @Override
             public void cancel(String episodeId) {
                 after(() -> real.cancel(episodeId));
             }

@@ -44,6 +44,15 @@ public interface StepLauncher {
         return launch(em, step, instanceId, attempt, dedupeKey, input, stack, env);
     }
 
+    /**
+     * {@link #launch} naming the step's workflow, which a step's own concurrency key is scoped by
+     * ({@link StepDefinition#concurrencyKey}); a launcher that enforces no keys ignores it.
+     */
+    default Launch launch(EntityManager em, String workflowId, StepDefinition step, String instanceId, int attempt,
+            String dedupeKey, JsonObject input, String stack, String env, String traceParent) {
+        return launch(em, step, instanceId, attempt, dedupeKey, input, stack, env, traceParent);
+    }
+
     /** Asks a step's episode to stop (instance aborted or canceled); nothing when it already ended. */
     void cancel(String episodeId);
 

@@ -27,7 +27,8 @@ public final class WorkflowDeclarations {
         for (WorkflowStep s : w.steps()) {
             steps.add(new StepDefinition(s.id(), s.actor(), s.expectation(), List.of(s.dependsOn()), s.critical(),
                     s.approval(), s.onFailure(), RetryPolicy.of(s.maxAttempts(), s.initialDelayMs(), s.multiplier(),
-                            s.maxDelayMs(), s.jitter(), s.nonRetryable()), s.priority(), s.signal()));
+                            s.maxDelayMs(), s.jitter(), s.nonRetryable()), s.priority(), s.signal(), s.concurrencyKey(),
+                    s.concurrencyLimit()));
         }
         return new WorkflowDefinition(w.id(), w.subjectKey(), triggers, steps);
     }

@@ -516,7 +516,8 @@ public final class WorkflowEngine {
         StepLauncher.Launch launch = tx.inNewTransaction(em -> !held && store.holdRunning(em, instance.id()) == 0
                 ? new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null, "the instance is no longer running")
                 : paused.test(instance.workflowId()) ? PAUSED
-                : launcher.launch(em, sd, instance.id(), attempt, key, input(em, instance, sd, attempt, byId, summaries),
+                : launcher.launch(em, instance.workflowId(), sd, instance.id(), attempt, key,
+                        input(em, instance, sd, attempt, byId, summaries),
                         instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
@@ -546,7 +547,7 @@ public final class WorkflowEngine {
         String key = StepLauncher.dedupeKey(instance.id(), sd.id(), 1);
         // paused: queued below without an episode, launched by a reconcile after the resume
         StepLauncher.Launch launch = paused.test(instance.workflowId()) ? PAUSED
-                : tx.inNewTransaction(em -> launcher.launch(em, sd, instance.id(), 1, key,
+                : tx.inNewTransaction(em -> launcher.launch(em, instance.workflowId(), sd, instance.id(), 1, key,
                         input(em, instance, sd, 1, byId, summaries), instance.sourceStack(), instance.sourceEnv(),
                         instance.traceParent()));
         if (launch.kind() == StepLauncher.Kind.DUPLICATE) {

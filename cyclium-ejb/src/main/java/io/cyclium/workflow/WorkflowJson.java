@@ -24,6 +24,7 @@ import java.util.Set;
  *  "triggers": [{"type": "event", "event": "resource.changed", "filter": ["kind=cpu"]}, {"type": "manual"}],
  *  "steps": [{"id": "collect", "actor": "resource-monitor", "expectation": "check", "dependsOn": [],
  *             "critical": true, "approval": false, "onFailure": "abort",
+ *             "concurrencyKey": "$.tenant", "concurrencyLimit": 2,
  *             "retry": {"maxAttempts": 3, "initialDelay": "PT1S", "multiplier": 2, "maxDelay": "PT1M",
  *                       "jitter": 0.1, "nonRetryable": ["denied"]}}]}
  * }</pre>
@@ -77,7 +78,17 @@ public final class WorkflowJson {
         return new StepDefinition(string(o, "id", at + ".id", true), string(o, "actor", at + ".actor", true),
                 string(o, "expectation", at + ".expectation", true), strings(o, "dependsOn", at + ".dependsOn"),
                 bool(o, "critical", at + ".critical", true), bool(o, "approval", at + ".approval", false), onFailure, retry,
-                priority(o, at + ".priority"), signal(o, at + ".signal"));
+                priority(o, at + ".priority"), signal(o, at + ".signal"), string(o, "concurrencyKey", at + ".concurrencyKey", false),
+                limit(o, at + ".concurrencyLimit"));
+    }
+
+    /** A step's own concurrency limit: absent for none, else an integer (its range is the validation's). */
+    private static int limit(JsonObject o, String field) {
+        Number n = number(o, "concurrencyLimit", field, 0L);
+        if (!(n instanceof Long l) || l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
+            throw Problem.invalid(field, field + " must be an integer, not " + n);
+        }
+        return l.intValue();
     }
 
     private static int priority(JsonObject o, String field) {
@@ -121,6 +132,13 @@ public final class WorkflowJson {
                             .add("nonRetryable", Json.createArrayBuilder(r.nonRetryable().stream().sorted().toList())));
             if (s.priority() != 0) {
                 step.add("priority", s.priority()); // only when set: a document without it reads as before
+            }
+            if (s.concurrencyKey() != null || s.concurrencyLimit() != 0) {
+                // only when set, as above
+                if (s.concurrencyKey() != null) {
+                    step.add("concurrencyKey", s.concurrencyKey());
+                }
+                step.add("concurrencyLimit", s.concurrencyLimit());
             }
             if (s.signal() != null) {
                 // only when set: a definition without signal gates keeps the JSON (and version) it had

@@ -41,4 +41,15 @@ public @interface WorkflowStep {
 
     /** The step episode's priority among its actor's queued work (higher first); 0 = its expectation's. */
     int priority() default 0;
+
+    /**
+     * The step's own concurrency key: a payload path read on the step's input (the instance's
+     * payload plus "workflow" and "upstream"), e.g. {@code $.tenant}; with {@link #concurrencyLimit}
+     * at most that many of this step's episodes run at once per key value, cluster-wide, besides any
+     * limit its expectation declares. Empty = none.
+     */
+    String concurrencyKey() default "";
+
+    /** Episodes of this step running at once per {@link #concurrencyKey} value; needs a key, at least 1. */
+    int concurrencyLimit() default 0;
 }

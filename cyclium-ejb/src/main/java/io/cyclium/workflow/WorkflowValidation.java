@@ -58,6 +58,7 @@ public final class WorkflowValidation {
             }
             checkActor(s, at, byActor, issues);
             checkRetry(s.retry(), at + ".retry", issues);
+            checkKey(s, at, issues);
         }
         for (int i = 0; i < def.steps().size(); i++) {
             StepDefinition s = def.steps().get(i);
@@ -109,6 +110,22 @@ public final class WorkflowValidation {
                     + "\" has no expectation \"" + s.expectation() + "\""));
         }
         return java.util.Optional.empty();
+    }
+
+    /** A step's own concurrency key: a field path, and a limit of at least 1 with it (none without). */
+    private static void checkKey(StepDefinition s, String at, List<Issue> issues) {
+        if (s.concurrencyKey() != null && !io.cyclium.actor.FlowControl.isFieldPath(s.concurrencyKey())) {
+            issues.add(new Issue(at + ".concurrencyKey", "step \"" + s.id() + "\": concurrencyKey \"" + s.concurrencyKey()
+                    + "\" is not a payload field path: allowed are dotted names such as tenant or $.order.region"));
+        }
+        if (s.concurrencyKey() != null && s.concurrencyLimit() < 1) {
+            issues.add(new Issue(at + ".concurrencyLimit", "step \"" + s.id() + "\": concurrencyKey \"" + s.concurrencyKey()
+                    + "\" needs a concurrencyLimit of at least 1, not " + s.concurrencyLimit()));
+        }
+        if (s.concurrencyKey() == null && s.concurrencyLimit() != 0) {
+            issues.add(new Issue(at + ".concurrencyKey", "step \"" + s.id() + "\": concurrencyLimit " + s.concurrencyLimit()
+                    + " needs a concurrencyKey (the input's field whose value the limit is per)"));
+        }
     }
 
     private static void checkRetry(RetryPolicy r, String at, List<Issue> issues) {

@@ -389,7 +389,8 @@ public class Workflows {
     }
 
     public InstanceDetail detail(String instanceId) {
-        record Read(InstanceRow row, List<StepRow> steps, java.util.Set<String> started, List<TransitionRow> transitions) {
+        record Read(InstanceRow row, List<StepRow> steps, java.util.Set<String> started, List<TransitionRow> transitions,
+                Map<String, String> waiting) {
         }
         // one transaction for every read of the page: one BEGIN/COMMIT, and a consistent picture
         Read read = tx.inNewTransaction(em -> {
@@ -400,7 +401,7 @@ public class Workflows {
             List<StepRow> steps = queries().steps(em, instanceId);
             boolean anyQueued = steps.stream().anyMatch(s -> StepState.QUEUED.equals(s.state()) && s.episodeId() != null);
             return new Read(row, steps, anyQueued ? queries().queuedButStarted(em, instanceId) : java.util.Set.of(),
-                    queries().transitions(em, instanceId));
+                    queries().transitions(em, instanceId), anyQueued ? waiting(em, steps) : Map.of());
         });
         if (read == null) {
             throw Problem.notFound("no workflow instance " + instanceId);
@@ -412,11 +413,36 @@ public class Workflows {
         List<StepView> ordered = new ArrayList<>();
         if (def.isPresent()) {
             def.get().steps().stream().filter(d -> steps.containsKey(d.id()))
-                    .forEach(d -> ordered.add(StepView.of(steps.remove(d.id()), d, read.started().contains(d.id()))));
+                    .forEach(d -> ordered.add(StepView.of(steps.remove(d.id()), d, read.started().contains(d.id()),
+                            read.waiting().get(d.id()))));
         }
-        steps.values().forEach(s -> ordered.add(StepView.of(s, null, read.started().contains(s.stepId()))));
+        steps.values().forEach(s -> ordered.add(StepView.of(s, null, read.started().contains(s.stepId()),
+                read.waiting().get(s.stepId()))));
         return new InstanceDetail(InstanceView.of(row), row.payload(), ordered, read.transitions(),
                 row.stats() == null ? null : JsonText.parseObject(row.stats()));
+    }
+
+    /**
+     * Why each queued step's episode waits, by step id: its own key's limit, its expectation's, a
+     * rate (what the episode page says too). Only for a page with queued steps: one read of their
+     * episodes and one count per distinct limit.
+     */
+    private Map<String, String> waiting(jakarta.persistence.EntityManager em, List<StepRow> steps) {
+        Map<String, String> stepOf = new HashMap<>();
+        List<io.cyclium.episode.EpisodeEntity> episodes = new ArrayList<>();
+        for (StepRow s : steps) {
+            if (StepState.QUEUED.equals(s.state()) && s.episodeId() != null) {
+                io.cyclium.episode.EpisodeEntity e = em.find(io.cyclium.episode.EpisodeEntity.class, s.episodeId());
+                if (e != null) {
+                    stepOf.put(e.id, s.stepId());
+                    episodes.add(e);
+                }
+            }
+        }
+        Map<String, String> why = new HashMap<>();
+        io.cyclium.operations.ConcurrencyWaits.deployedOn(vendor, host).views(em, episodes).stream()
+                .filter(v -> v.waiting() != null).forEach(v -> why.put(stepOf.get(v.id()), v.waiting()));
+        return why;
     }
 
     public InstanceDetail cancel(String instanceId, String by) {

@@ -440,10 +440,67 @@ class ConcurrencyLimitsTest {
         n.timers().runDue();
         assertThat(n.started()).as("one per key: acme, globex, the failed function's, no key")
                 .containsExactlyInAnyOrder(ids.get(0), ids.get(2), ids.get(3), ids.get(5));
-        assertThat(ids.stream().map(id -> db.inNewTransaction(em -> new ConcurrencyStore(db.vendor()).keyOf(em, id))).toList())
+        assertThat(ids.stream().map(id -> db.inNewTransaction(em -> new ConcurrencyStore(db.vendor()).keysOf(em, id).key())).toList())
                 .containsExactly("acme", "acme", "globex", FlowControl.KEY_FAILED, FlowControl.KEY_FAILED, FlowControl.NO_KEY);
         assertThat(slotsInUse(db, "worker/work", "acme")).isEqualTo(1);
         finish(db, n, ids.get(0));
         assertThat(n.started()).contains(ids.get(1));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_workflow_step_s_own_key_holds_its_limit_across_nodes_on_an_actor_that_declares_nothing_and_a_restart_takes_it_again(
+            Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ActorDefinition def = actor(0, expectation("work").build("worker"));
+        assertThat(def.flowControlled()).as("nothing declared on the actor or its expectation").isFalse();
+        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
+        String scope = ConcurrencySlot.ofStep("orders", "charge");
+        List<String> acme = new ArrayList<>();
+        List<String> globex = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            acme.add(fireStep(i % 2 == 0 ? a : b, new NewEpisode.StepKey(scope, "acme", 2)));
+            globex.add(fireStep(i % 2 == 0 ? b : a, new NewEpisode.StepKey(scope, "globex", 2)));
+        }
+        a.timers().runDue();
+        b.timers().runDue();
+        List<String> started = new ArrayList<>(a.started());
+        started.addAll(b.started());
+        assertThat(started.stream().filter(acme::contains).count()).as("acme: its limit of 2, cluster-wide").isEqualTo(2);
+        assertThat(started.stream().filter(globex::contains).count()).as("globex: its own 2").isEqualTo(2);
+        assertThat(slotsInUse(db, scope, "acme")).isEqualTo(2);
+
+        String waiting = acme.stream().filter(id -> !started.contains(id)).findFirst().orElseThrow();
+        io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
+                (actor, exp, key) -> a.rt().limitsOf(exp, key));
+        String why = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, waiting)))
+                .get(0).waiting());
+        assertThat(why).isEqualTo("step orders/charge key acme at limit 2/2");
+
+        // an acme run ends: one more acme starts, never a third at once
+        String ended = started.stream().filter(acme::contains).findFirst().orElseThrow();
+        finish(db, a.started().contains(ended) ? a : b, ended);
+        a.timers().advance(Duration.ofMillis(500));
+        b.timers().advance(Duration.ofMillis(500));
+        assertThat(a.started().size() + b.started().size()).isEqualTo(5);
+        assertThat(slotsInUse(db, scope, "acme")).isEqualTo(2);
+
+        // a resume of a step episode (its wait resolved) on a third node takes its step's slot again from its row
+        Node c = node(db, "node-c", def, 10, Duration.ofSeconds(60));
+        fireStep(c, new NewEpisode.StepKey(scope, "initech", 1)); // c has launched a keyed step: flow-controlled
+        c.timers().runDue();
+        String last = acme.stream().filter(id -> !a.started().contains(id) && !b.started().contains(id)).findFirst()
+                .orElseThrow();
+        (a.launcher.inserted.stream().anyMatch(e -> e.id().equals(last)) ? a : b).rt().dequeue(last);
+        c.rt().resume(last, "work");
+        c.timers().runDue();
+        assertThat(c.started()).as("acme is at its limit on the other nodes").doesNotContain(last);
+    }
+
+    private static String fireStep(Node n, NewEpisode.StepKey key) {
+        TriggerInfo trigger = new TriggerInfo(TriggerInfo.WORKFLOW, null, null, Jsons.object().build(), null);
+        return n.rt().fire(FireRequest.of(n.rt().definition().expectation("work").orElseThrow(), trigger, null, true)
+                .underStepKey(key)).episodeId();
     }
 }

@@ -71,6 +71,41 @@ class WorkflowDefinitionTest {
     }
 
     @Test
+    void a_step_s_own_concurrency_key_survives_a_round_trip_and_is_read_on_the_step_s_input() {
+        WorkflowDefinition def = parse(step("a"),
+                "{'id':'b','actor':'worker','expectation':'work','concurrencyKey':'$.tenant','concurrencyLimit':2}");
+        StepDefinition b = def.step("b").orElseThrow();
+        assertThat(b.keyed()).isTrue();
+        assertThat(b.concurrencyLimit()).isEqualTo(2);
+        assertThat(WorkflowValidation.check(def, ACTORS)).isEmpty();
+        assertThat(WorkflowJson.parse(WorkflowJson.write(def))).isEqualTo(def);
+        assertThat(WorkflowJson.write(def).getJsonArray("steps").getJsonObject(0).containsKey("concurrencyKey"))
+                .as("a step without a key is written as before").isFalse();
+        assertThat(b.keyOf(json("{'tenant':'acme','workflow':{'stepId':'b'}}"))).isEqualTo("acme");
+        assertThat(b.keyOf(json("{'other':1}"))).isEqualTo(io.cyclium.actor.FlowControl.NO_KEY);
+        assertThat(def.step("a").orElseThrow().keyOf(json("{'tenant':'acme'}"))).as("no key declared").isNull();
+    }
+
+    @Test
+    void a_step_limit_without_a_key_a_key_without_a_limit_a_limit_below_one_and_a_bad_path_are_refused_naming_the_field() {
+        WorkflowDefinition def = parse("{'id':'nokey','actor':'worker','expectation':'work','concurrencyLimit':2}",
+                "{'id':'nolimit','actor':'worker','expectation':'work','concurrencyKey':'tenant'}",
+                "{'id':'negative','actor':'worker','expectation':'work','concurrencyKey':'tenant','concurrencyLimit':-1}",
+                "{'id':'badpath','actor':'worker','expectation':'work','concurrencyKey':'a..b','concurrencyLimit':1}");
+        assertThat(WorkflowValidation.check(def, ACTORS)).extracting(WorkflowValidation.Issue::toString).containsExactly(
+                "steps[0].concurrencyKey: step \"nokey\": concurrencyLimit 2 needs a concurrencyKey (the input's field whose"
+                        + " value the limit is per)",
+                "steps[1].concurrencyLimit: step \"nolimit\": concurrencyKey \"tenant\" needs a concurrencyLimit of at least 1,"
+                        + " not 0",
+                "steps[2].concurrencyLimit: step \"negative\": concurrencyKey \"tenant\" needs a concurrencyLimit of at least"
+                        + " 1, not -1",
+                "steps[3].concurrencyKey: step \"badpath\": concurrencyKey \"a..b\" is not a payload field path: allowed are"
+                        + " dotted names such as tenant or $.order.region");
+        assertThatThrownBy(() -> parse("{'id':'b','actor':'worker','expectation':'work','concurrencyKey':'t','concurrencyLimit':'two'}"))
+                .isInstanceOf(Problem.class).hasMessageContaining("steps[0].concurrencyLimit");
+    }
+
+    @Test
     void a_cycle_is_refused_naming_the_steps_on_it() {
         WorkflowDefinition def = parse(step("a", "c"), step("b", "a"), step("c", "b"), step("d"));
 
