@@ -30,7 +30,9 @@ import org.junit.jupiter.api.TestInstance;
  * tenant-a's backlog is half started; priority 5 waits less than priority 0. Prints starts per key per
  * second, the most runs at once per key, and the queue wait p50/p99 per priority. Then a rate limit
  * (5 starts a second, cluster-wide) over 30 events sent to the three nodes: every one runs, none
- * dropped, and no second holds more starts than a full bucket and its refill.
+ * dropped, and no second holds more starts than a full bucket and its refill. Then a rate per key
+ * (4 starts a second per tenant): two tenants' 16 events each, every one runs, each key keeps to its
+ * own bucket, and together they start faster than one shared bucket would let them.
  */
 class ConcurrencyLimitClusterIT {
 
@@ -153,15 +155,7 @@ class ConcurrencyLimitClusterIT {
                     + " WHERE s.episode_id = e.id) AS began" + ours, like).stream().map(r -> time(r.get("began"))).sorted().toList();
             assertThat(starts).as("every event's episode ran: none dropped").hasSize(events);
             double span = Duration.between(starts.get(0), starts.get(events - 1)).toMillis() / 1000.0;
-            int mostInASecond = 0;
-            for (int i = 0; i < events; i++) {
-                LocalDateTime end = starts.get(i).plusSeconds(1);
-                int n = 0;
-                for (int j = i; j < events && starts.get(j).isBefore(end); j++) {
-                    n++;
-                }
-                mostInASecond = Math.max(mostInASecond, n);
-            }
+            int mostInASecond = mostInASecond(starts);
             System.out.printf("[figures] rate limit 5/s on %s: %d starts over %.1f s (%.2f starts/s), at most %d in any 1 s"
                     + " (a full bucket of 5 plus 5 refilled)%n", vendor(), events, span, (events - 1) / span, mostInASecond);
             // a bucket of 5 refilled at 5/s: after the first 5, 25 more need at least 5 s
@@ -169,6 +163,67 @@ class ConcurrencyLimitClusterIT {
             // 5 + 5 per second; one more for the lag between taking a token and the first journal row (how a
             // start is seen here), which can bring two starts closer together than their tokens were
             assertThat(mostInASecond).as("starts in any one second").isLessThanOrEqualTo(11);
+        }
+
+        @Test
+        void a_rate_per_key_gives_each_tenant_its_own_starts_per_second_across_the_nodes() {
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            List<ClusterNode> nodes = List.of(cluster.node("node-a"), cluster.node("node-b"), cluster.node("node-c"));
+            int perKey = 16;
+            for (int i = 0; i < perKey; i++) {
+                for (String tenant : List.of("acme", "globex")) {
+                    ClusterNode to = nodes.get((i + tenant.length()) % 3);
+                    HttpReply r = to.post("/events", "{\"type\":\"rated.per-key\",\"id\":\"" + run + "-" + tenant + "-" + i
+                            + "\",\"payload\":{\"tenant\":\"" + tenant + "\",\"steps\":1,\"stepMs\":10}}");
+                    assertThat(r.status()).as(to.name() + ": " + r.body()).isEqualTo(202);
+                }
+            }
+            String ours = " FROM cyclium_episodes e WHERE e.actor_id = 'limited_actor' AND e.expectation_id = 'rated_per_key'"
+                    + " AND e.trigger_ref LIKE ?";
+            String like = "%" + run + "-%";
+            Await.until(Duration.ofMinutes(3), 2 * perKey + " per-key rated episodes done", () -> ((Number) cluster.database()
+                    .query("SELECT COUNT(*) AS n" + ours + " AND e.status = 'done'", like).get(0).get("n")).intValue()
+                    == 2 * perKey);
+            Map<String, List<LocalDateTime>> startsByKey = new java.util.TreeMap<>();
+            cluster.database().query("SELECT e.concurrency_key AS k, (SELECT MIN(s.created_at) FROM cyclium_episode_steps s"
+                    + " WHERE s.episode_id = e.id) AS began" + ours, like).forEach(r -> startsByKey
+                    .computeIfAbsent((String) r.get("k"), k -> new ArrayList<>()).add(time(r.get("began"))));
+            assertThat(startsByKey.keySet()).containsExactly("acme", "globex");
+            LocalDateTime first = null;
+            LocalDateTime last = null;
+            for (Map.Entry<String, List<LocalDateTime>> e : startsByKey.entrySet()) {
+                List<LocalDateTime> starts = e.getValue().stream().sorted().toList();
+                assertThat(starts).as(e.getKey() + ": every event's episode ran, none dropped").hasSize(perKey);
+                double span = Duration.between(starts.get(0), starts.get(perKey - 1)).toMillis() / 1000.0;
+                int most = mostInASecond(starts);
+                System.out.printf("[figures] rate 4/s per key on %s, key %s: %d starts over %.1f s (%.2f starts/s),"
+                        + " at most %d in any 1 s%n", vendor(), e.getKey(), perKey, span, (perKey - 1) / span, most);
+                // a bucket of 4 refilled at 4/s: after the first 4, 12 more need at least 3 s
+                assertThat(span).as(e.getKey() + ": seconds from its first start to its last").isGreaterThanOrEqualTo(2.8);
+                assertThat(most).as(e.getKey() + ": starts in any one second (4 + 4, one more for the lag)").isLessThanOrEqualTo(9);
+                first = first == null || starts.get(0).isBefore(first) ? starts.get(0) : first;
+                last = last == null || starts.get(perKey - 1).isAfter(last) ? starts.get(perKey - 1) : last;
+            }
+            double both = Duration.between(first, last).toMillis() / 1000.0;
+            System.out.printf("[figures] rate 4/s per key on %s: both keys' %d starts over %.1f s (%.2f starts/s together)%n",
+                    vendor(), 2 * perKey, both, (2 * perKey - 1) / both);
+            // each key has its own bucket: together they start about twice as fast as one 4/s bucket would allow
+            // (one shared bucket would need (32 - 4) / 4 = 7 s)
+            assertThat(both).as("seconds for both keys' starts").isLessThan(6.0);
+        }
+
+        /** The most starts within any one second. */
+        private static int mostInASecond(List<LocalDateTime> sortedStarts) {
+            int most = 0;
+            for (int i = 0; i < sortedStarts.size(); i++) {
+                LocalDateTime end = sortedStarts.get(i).plusSeconds(1);
+                int n = 0;
+                for (int j = i; j < sortedStarts.size() && sortedStarts.get(j).isBefore(end); j++) {
+                    n++;
+                }
+                most = Math.max(most, n);
+            }
+            return most;
         }
 
         private static void post(ClusterNode node, String id, String tenant, int priority) {

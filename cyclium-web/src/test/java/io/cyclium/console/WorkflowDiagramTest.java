@@ -30,7 +30,7 @@ class WorkflowDiagramTest {
     static StepView step(String id, String state, int attempt, LocalDateTime next, String episode, boolean critical,
             String... deps) {
         return new StepView(id, "actor", "exp", List.of(deps), critical, false, state, attempt, 3, next, null, episode,
-                null, null, null, 0, null);
+                null, null, null, 0, null, null, 0, null);
     }
 
     static Document parse(String svg) throws Exception {

@@ -19,5 +19,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 // at most 5 starts a second, cluster-wide (a bucket of 5: a burst of 5, then one every 200 ms)
 @Expectation(id = "rated", strategy = LongWork.class, events = @OnEvent(type = "rated.work"), rateLimit = 5,
         ratePeriodMs = 1_000, maxSteps = 1_000, maxWallMs = 600_000)
+// at most 4 starts a second per tenant, cluster-wide: a bucket of its own per key value
+@Expectation(id = "rated_per_key", strategy = LongWork.class, events = @OnEvent(type = "rated.per-key"),
+        concurrencyKey = "$.tenant", rateLimit = 4, ratePeriodMs = 1_000, rateLimitPerKey = true, maxSteps = 1_000,
+        maxWallMs = 600_000)
 public class LimitedActor {
 }
