@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
@@ -176,6 +177,58 @@ class WorkflowsIT {
                 + "{\"id\": \"a\", \"actor\": \"nobody\", \"expectation\": \"echo\"}]}", 400);
         assertThat(unknown.getString("field")).isEqualTo("steps[0].actor");
         call("GET", "api/workflows/it_cycle", null, 404);
+    }
+
+    @Test
+    void a_json_workflow_step_s_own_key_lets_one_episode_per_tenant_run_and_the_instance_says_why_the_other_waits()
+            throws Exception {
+        String wf = "it_step_key_" + UUID.randomUUID().toString().substring(0, 8);
+        JsonObject noKey = call("PUT", "api/workflows/" + wf, "{\"id\": \"" + wf + "\", \"steps\": ["
+                + "{\"id\": \"work\", \"actor\": \"it_actor\", \"expectation\": \"slow\", \"concurrencyLimit\": 1}]}", 400);
+        assertThat(noKey.getString("field")).isEqualTo("steps[0].concurrencyKey");
+        call("PUT", "api/workflows/" + wf, "{\"id\": \"" + wf + "\", \"subjectKey\": \"order\", \"steps\": ["
+                + "{\"id\": \"work\", \"actor\": \"it_actor\", \"expectation\": \"slow\", \"concurrencyKey\": \"$.tenant\","
+                + " \"concurrencyLimit\": 1}]}", 200);
+        String acme1 = call("POST", "api/workflows/" + wf + "/instances", "{\"payload\": {\"order\": \"1\", \"tenant\": \"acme\"}}", 201)
+                .getString("id");
+        String acme2 = call("POST", "api/workflows/" + wf + "/instances", "{\"payload\": {\"order\": \"2\", \"tenant\": \"acme\"}}", 201)
+                .getString("id");
+        String globex = call("POST", "api/workflows/" + wf + "/instances", "{\"payload\": {\"order\": \"3\", \"tenant\": \"globex\"}}", 201)
+                .getString("id");
+        try {
+            // the slow step runs for a minute: the first of acme and globex's run, the second of acme waits for its key
+            JsonObject waiting = Await.until(WAIT, "one acme step waiting for its key", () -> {
+                for (String id : List.of(acme1, acme2)) {
+                    try {
+                        JsonObject step = steps(call("GET", "api/workflow-instances/" + id, null, 200)).get("work");
+                        if (step != null && step.containsKey("waiting") && !step.isNull("waiting")) {
+                            return step;
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return null;
+            });
+            assertThat(waiting.getString("concurrencyKey")).isEqualTo("$.tenant");
+            assertThat(waiting.getInt("concurrencyLimit")).isEqualTo(1);
+            assertThat(waiting.getString("state")).isEqualTo("queued");
+            assertThat(waiting.getString("waiting")).isEqualTo("step " + wf + "/work key acme at limit 1/1");
+            JsonObject other = Await.until(WAIT, "globex's step running", () -> {
+                try {
+                    JsonObject step = steps(call("GET", "api/workflow-instances/" + globex, null, 200)).get("work");
+                    return step != null && "running".equals(step.getString("state")) ? step : null;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThat(!other.containsKey("waiting") || other.isNull("waiting")).as("a key of its own: not held up by acme's")
+                    .isTrue();
+        } finally {
+            for (String id : List.of(acme1, acme2, globex)) {
+                ApiCalls.admin(base, "POST", "api/workflow-instances/" + id + "/cancel", "");
+            }
+        }
     }
 
     @Test
