@@ -702,6 +702,25 @@ class EpisodesIT implements CommandLineClientTests, BulkActionApiTests {
 
     @Test
     @RunAsClient
+    void a_key_function_bean_computes_each_episode_s_concurrency_key_and_one_that_throws_gives_its_own_key(
+            @ArquillianResource URL base) throws Exception {
+        java.util.Map<String, String> expected = new java.util.LinkedHashMap<>();
+        expected.put("acme-" + UUID.randomUUID(), "acme");
+        expected.put("no dash", "(none)");
+        expected.put("boom", "(key function failed)");
+        for (java.util.Map.Entry<String, String> e : expected.entrySet()) {
+            HttpResponse<String> started = call(base, "POST", "api/episodes", "{\"actor\":\"it_keyed\",\"expectation\":"
+                    + "\"by_order\",\"payload\":{\"order\":\"" + e.getKey() + "\"}}");
+            assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
+            String id = object(started).getString("episodeId");
+            awaitStatusOverHttp(base, id, "done");
+            JsonObject episode = object(call(base, "GET", "api/episodes/" + id, null)).getJsonObject("episode");
+            assertThat(episode.getString("concurrencyKey")).as(e.getKey()).isEqualTo(e.getValue());
+        }
+    }
+
+    @Test
+    @RunAsClient
     void bad_ids_filters_and_limits_are_clear_json_errors(@ArquillianResource URL base) throws Exception {
         HttpResponse<String> unknown = call(base, "GET", "api/episodes/" + UUID.randomUUID(), null);
         assertThat(unknown.statusCode()).isEqualTo(404);
