@@ -147,6 +147,15 @@ public final class ActorRuntime {
     }
 
     /**
+     * A workflow definition has a step with a key of its own on this actor: flow-controlled from
+     * now on (if it was not), so that a restart of such a step's episode here reads its stored step
+     * key and takes that slot again, even before this node fires a keyed step itself.
+     */
+    public void stepKeysDeclared() {
+        flowControlForStepKeys();
+    }
+
+    /**
      * The first workflow step with a key of its own fired here on an actor that declares no flow
      * control: from now on its queue is flow-controlled like a declared one's (a keyed entry at the
      * head of a plain FIFO would be tried again and again in one pass). Once per runtime.

@@ -449,7 +449,7 @@ class ConcurrencyLimitsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void a_workflow_step_s_own_key_holds_its_limit_across_nodes_on_an_actor_that_declares_nothing_and_a_restart_takes_it_again(
+    void a_workflow_step_s_own_key_holds_its_limit_across_nodes_on_an_actor_that_declares_nothing_and_a_resume_elsewhere_takes_it_again(
             Vendor vendor) {
         TestJpa db = own.open(vendor);
         ActorDefinition def = actor(0, expectation("work").build("worker"));
@@ -488,8 +488,8 @@ class ConcurrencyLimitsTest {
 
         // a resume of a step episode (its wait resolved) on a third node takes its step's slot again from its row
         Node c = node(db, "node-c", def, 10, Duration.ofSeconds(60));
-        fireStep(c, new NewEpisode.StepKey(scope, "initech", 1)); // c has launched a keyed step: flow-controlled
-        c.timers().runDue();
+        // c has launched no keyed step: the definitions it read told it that a step keys this actor
+        c.rt().stepKeysDeclared();
         String last = acme.stream().filter(id -> !a.started().contains(id) && !b.started().contains(id)).findFirst()
                 .orElseThrow();
         (a.launcher.inserted.stream().anyMatch(e -> e.id().equals(last)) ? a : b).rt().dequeue(last);
