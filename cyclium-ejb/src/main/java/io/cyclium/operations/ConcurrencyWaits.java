@@ -58,7 +58,7 @@ public final class ConcurrencyWaits {
                     why = due(em, rates.of(e.actorId, e.expectationId));
                 }
                 if (why != null) {
-                    v = v.waitingFor(why);
+                    v = v.withQueuedBecause(why);
                 }
             }
             out.add(v);
