@@ -220,6 +220,20 @@ public class WaitStore {
     }
 
     /**
+     * How far off the next due time of {@code env} still ahead is (null: none), on the database's
+     * clock: the first row of the due-time index past now.
+     */
+    public java.time.Duration nextDueIn(EntityManager em, String env) {
+        NativeSql sql = new NativeSql().sql("SELECT ");
+        // the milliseconds since a due time still ahead are negative
+        time.millisSince(sql, "wake_at").sql(" FROM cyclium_waits WHERE wake_at > ");
+        time.now(sql).sql(" AND ").is("source_env", env).sql(" ORDER BY wake_at");
+        List<?> rows = sql.query(em).setMaxResults(1).getResultList();
+        return rows.isEmpty() || rows.get(0) == null ? null
+                : java.time.Duration.ofMillis(Math.max(0, -((Number) rows.get(0)).longValue()));
+    }
+
+    /**
      * A scalar sub-select other periodic statements carry (the workflow pulse): the earliest due
      * time of any sleeper or timed wait in the cluster, null when none has one.
      */

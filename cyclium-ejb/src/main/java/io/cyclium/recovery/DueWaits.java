@@ -53,13 +53,16 @@ public class DueWaits {
         telemetry.gauge("episode_waiting", waiting::get);
     }
 
-    /** One pass over the due rows of {@code env}; returns how many this node woke or timed out. */
+    /**
+     * The sweep's pass over the due rows of {@code env}, after the census (the gauges, and the next
+     * due time for the alarm); returns how many this node woke or timed out.
+     */
     public int wake(String env) {
         if (!actors.sweeps()) {
             // a draining or trigger-only node leaves them to a full node: nothing is lost, they stay due
             return 0;
         }
-        List<WaitStore.WaitRow> due = new ArrayList<>(tx.inNewTransaction(em -> {
+        return resolve(tx.inNewTransaction(em -> {
             WaitStore.Census census = waits.census(em, env);
             sleeping.set(census.sleeping());
             waiting.set(census.waiting());
@@ -67,6 +70,24 @@ public class DueWaits {
             waits.alarm().wake(census.nextDueIn());
             return census.due() == 0 ? List.<WaitStore.WaitRow>of() : waits.due(em, env, BATCH);
         }));
+    }
+
+    /**
+     * The alarm's pass: the due rows and the next due time, two reads of the due-time index and no
+     * census (which counts the whole table: fine once per sweep, too much for every ring while many sleep).
+     */
+    public int wakeRung(String env) {
+        if (!actors.sweeps()) {
+            return 0;
+        }
+        return resolve(tx.inNewTransaction(em -> {
+            waits.alarm().wake(waits.nextDueIn(em, env));
+            return waits.due(em, env, BATCH);
+        }));
+    }
+
+    private int resolve(List<WaitStore.WaitRow> read) {
+        List<WaitStore.WaitRow> due = new ArrayList<>(read);
         if (due.size() >= BATCH) {
             // a full batch may leave more due: the next tick takes them, not the next sweep
             waits.alarm().wake(java.time.Duration.ZERO);

@@ -101,7 +101,7 @@ public class RecoverySweep {
     void onTimer(Timer timer) {
         if (!SWEEP_TIMER.equals(timer.getInfo())) {
             if (alarm.ringing()) {
-                wakeDue(SweepScope.of(config.stackSlug(), config.env()));
+                wakeDue(() -> dueWaits.wakeRung(config.env()));
             }
             return;
         }
@@ -114,12 +114,12 @@ public class RecoverySweep {
                 });
     }
 
-    /** The due-time pass of the durable timers: its failure is logged and counted, and never stops the sweep. */
-    private void wakeDue(SweepScope scope) {
+    /** A due-time pass of the durable timers: its failure is logged and counted, and never stops the sweep. */
+    private void wakeDue(java.util.function.IntSupplier pass) {
         BackgroundPass.run("wait_due_pass", LOG, telemetry, () -> "Waking due sleepers on " + identity.name()
                 + " failed; the next sweep or workflow pulse tries again (sweep every " + config.recoveryInterval().toMillis()
                 + " ms)", () -> {
-                    int woke = dueWaits.wake(scope.env());
+                    int woke = pass.getAsInt();
                     if (woke > 0) {
                         LOG.fine(() -> "Woke " + woke + " due sleepers or timed-out waits on " + identity.name());
                     }
@@ -133,7 +133,7 @@ public class RecoverySweep {
     public SweepReport sweep(SweepScope scope) {
         // due sleepers and timed-out waits first: one whose actor does not run here is left
         // resume_due without a node, and the orphan pass below (here or on another node) resumes it
-        wakeDue(scope);
+        wakeDue(() -> dueWaits.wake(scope.env()));
         SweepReport report = recovery.sweep(scope);
         swept.fire(new io.cyclium.runtime.RecoverySwept(scope.stack(), scope.anyStack(), scope.env()));
         return report;

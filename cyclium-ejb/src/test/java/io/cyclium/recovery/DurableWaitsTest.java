@@ -220,7 +220,7 @@ class DurableWaitsTest {
             long end = System.nanoTime() + limit.toNanos();
             while (!until.getAsBoolean() && System.nanoTime() < end) {
                 if (its.ringing()) {
-                    pass.wake(env);
+                    pass.wakeRung(env);
                 }
                 Thread.sleep(tick.toMillis());
             }
@@ -521,7 +521,7 @@ class DurableWaitsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void the_due_pass_tells_the_alarm_when_the_next_sleeper_of_its_env_is_due(Vendor vendor) {
+    void the_sweep_s_pass_and_the_alarm_s_pass_tell_the_alarm_when_the_next_sleeper_of_their_env_is_due(Vendor vendor) {
         Cluster c = new Cluster(vendor);
         c.env = "census-" + UUID.randomUUID().toString().substring(0, 8);
         Instant[] until = {T0.plus(Duration.ofMinutes(1)), T0.plus(Duration.ofMinutes(7))};
@@ -532,7 +532,7 @@ class DurableWaitsTest {
         java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
         WaitAlarm b = new WaitAlarm(nanos::get);
         DueWaits pass = c.duePass("node-b", node(), c.waits.withAlarm(b));
-        assertThat(pass.wake(c.env)).isZero();
+        assertThat(pass.wake(c.env)).as("the sweep's pass: nothing due yet").isZero();
         assertThat(b.dueIn()).get().isEqualTo(Duration.ofMinutes(1));
 
         assertThat(b.ringing()).isFalse();
@@ -540,7 +540,7 @@ class DurableWaitsTest {
         nanos.addAndGet(Duration.ofMinutes(1).toNanos());
         assertThat(b.ringing()).isTrue();
         assertThat(b.dueIn()).as("ringing turns it off").isEmpty();
-        assertThat(pass.wake(c.env)).isEqualTo(1);
+        assertThat(pass.wakeRung(c.env)).as("the alarm's pass").isEqualTo(1);
         assertThat(b.dueIn()).as("the pass heard the next one").get().isEqualTo(Duration.ofMinutes(6));
     }
 }
