@@ -2,6 +2,7 @@ package io.cyclium.episode;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -59,8 +60,7 @@ public class WaitAlarm {
     }
 
     /** How long until it rings (empty: off). For the log and tests. */
-    public synchronized java.util.Optional<Duration> dueIn() {
-        return armed ? java.util.Optional.of(Duration.ofNanos(Math.max(0, dueAt - nanos.getAsLong())))
-                : java.util.Optional.empty();
+    public synchronized Optional<Duration> dueIn() {
+        return armed ? Optional.of(Duration.ofNanos(Math.max(0, dueAt - nanos.getAsLong()))) : Optional.empty();
     }
 }

@@ -160,7 +160,8 @@ public class WaitStore {
 
     /**
      * Due sleepers and timed-out waits of {@code env} (null: episodes without one), soonest first:
-     * the due timer's one read per pass. Empty on an idle cluster, where it reads an empty index range.
+     * what every due pass resolves (a range of the due-time index). Empty on an idle cluster, where
+     * it reads an empty index range.
      */
     @SuppressWarnings("unchecked")
     public List<WaitRow> due(EntityManager em, String env, int limit) {
@@ -187,7 +188,7 @@ public class WaitStore {
     }
 
     /**
-     * The due timer's one statement per pass: the sleepers and waiters of {@code env} (null:
+     * The sweep's due pass's first statement: the sleepers and waiters of {@code env} (null:
      * episodes without one), how many are due, and how far off the next due time is, in one grouped
      * read of the (small) wait table. Only when some are due does the pass read them ({@link #due}).
      * On an idle cluster the table is empty and this reads nothing.
