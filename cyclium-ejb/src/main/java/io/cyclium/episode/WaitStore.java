@@ -62,13 +62,29 @@ public class WaitStore {
     }
 
     private final DatabaseTime time;
+    private final WaitAlarm alarm;
 
     public WaitStore(DatabaseTime time) {
-        this.time = time;
+        this(time, new WaitAlarm());
     }
 
     public WaitStore(DatabaseVendor vendor) {
         this(DatabaseTime.of(vendor));
+    }
+
+    private WaitStore(DatabaseTime time, WaitAlarm alarm) {
+        this.time = time;
+        this.alarm = alarm;
+    }
+
+    /** The same store, telling {@code other} when an episode blocked through it is due. */
+    public WaitStore withAlarm(WaitAlarm other) {
+        return new WaitStore(time, other);
+    }
+
+    /** The alarm a task sets once its sleep or timed wait is committed (a private one nobody reads by default). */
+    public WaitAlarm alarm() {
+        return alarm;
     }
 
     public DatabaseVendor vendor() {
@@ -144,7 +160,8 @@ public class WaitStore {
 
     /**
      * Due sleepers and timed-out waits of {@code env} (null: episodes without one), soonest first:
-     * the due timer's one read per pass. Empty on an idle cluster, where it reads an empty index range.
+     * what every due pass resolves (a range of the due-time index). Empty on an idle cluster, where
+     * it reads an empty index range.
      */
     @SuppressWarnings("unchecked")
     public List<WaitRow> due(EntityManager em, String env, int limit) {
@@ -163,22 +180,29 @@ public class WaitStore {
         return rows.stream().map(WaitStore::row).toList();
     }
 
-    /** How many episodes of an env sleep, how many wait, and how many of either are due now. */
-    public record Census(long sleeping, long waiting, long due) {
+    /**
+     * How many episodes of an env sleep, how many wait, how many of either are due now, and when the
+     * next one not yet due is due (null: none has a due time ahead), on the database's clock.
+     */
+    public record Census(long sleeping, long waiting, long due, java.time.Duration nextDueIn) {
     }
 
     /**
-     * The due timer's one statement per pass: the sleepers and waiters of {@code env} (null:
-     * episodes without one) and how many are due, in one grouped read of the (small) wait table.
-     * Only when some are due does the pass read them ({@link #due}). On an idle cluster the table is
-     * empty and this reads nothing.
+     * The sweep's due pass's first statement: the sleepers and waiters of {@code env} (null:
+     * episodes without one), how many are due, and how far off the next due time is, in one grouped
+     * read of the (small) wait table. Only when some are due does the pass read them ({@link #due}).
+     * On an idle cluster the table is empty and this reads nothing.
      */
     public Census census(EntityManager em, String env) {
         NativeSql sql = new NativeSql().sql("SELECT kind, COUNT(*), SUM(CASE WHEN wake_at <= ");
-        time.now(sql).sql(" THEN 1 ELSE 0 END) FROM cyclium_waits WHERE ").is("source_env", env).sql(" GROUP BY kind");
+        time.now(sql).sql(" THEN 1 ELSE 0 END), MAX(CASE WHEN wake_at > ");
+        // the milliseconds since a due time still ahead are negative: the largest is the soonest
+        time.now(sql).sql(" THEN ");
+        time.millisSince(sql, "wake_at").sql(" END) FROM cyclium_waits WHERE ").is("source_env", env).sql(" GROUP BY kind");
         long sleeping = 0;
         long waiting = 0;
         long due = 0;
+        Long next = null;
         for (Object r : sql.query(em).getResultList()) {
             Object[] a = (Object[]) r;
             long n = ((Number) a[1]).longValue();
@@ -188,9 +212,33 @@ public class WaitStore {
                 waiting += n;
             }
             due += a[2] == null ? 0 : ((Number) a[2]).longValue();
+            if (a[3] != null) {
+                long in = -((Number) a[3]).longValue();
+                next = next == null ? in : Math.min(next, in);
+            }
         }
-        return new Census(sleeping, waiting, due);
+        return new Census(sleeping, waiting, due, next == null ? null : java.time.Duration.ofMillis(Math.max(0, next)));
     }
+
+    /**
+     * How far off the next due time of {@code env} still ahead is (null: none), on the database's
+     * clock: the first row of the due-time index past now.
+     */
+    public java.time.Duration nextDueIn(EntityManager em, String env) {
+        NativeSql sql = new NativeSql().sql("SELECT ");
+        // the milliseconds since a due time still ahead are negative
+        time.millisSince(sql, "wake_at").sql(" FROM cyclium_waits WHERE wake_at > ");
+        time.now(sql).sql(" AND ").is("source_env", env).sql(" ORDER BY wake_at");
+        List<?> rows = sql.query(em).setMaxResults(1).getResultList();
+        return rows.isEmpty() || rows.get(0) == null ? null
+                : java.time.Duration.ofMillis(Math.max(0, -((Number) rows.get(0)).longValue()));
+    }
+
+    /**
+     * A scalar sub-select other periodic statements carry (the workflow pulse): the earliest due
+     * time of any sleeper or timed wait in the cluster, null when none has one.
+     */
+    public static final String EARLIEST_DUE = "(SELECT MIN(wake_at) FROM cyclium_waits)";
 
     /** The column a signal's target is in: its episode's or its workflow instance's id. */
     private static String targetColumn(String targetKind) {

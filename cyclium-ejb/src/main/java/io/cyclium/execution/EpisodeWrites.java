@@ -264,6 +264,8 @@ final class EpisodeWrites {
             return new Awaited(false, taken[0]);
         }
         if (blocked) {
+            // committed: this node's due pass runs when it is due (any other node's sweep or pulse is the backstop)
+            env.waits().alarm().wake(spec.dueIn(env.clock()));
             progressed(no, StepKind.WAIT_STARTED);
         }
         return new Awaited(blocked, null);

@@ -22,6 +22,14 @@ record WaitSpec(boolean sleep, String name, String key, Long wakeInMillis, Insta
                 s.until());
     }
 
+    /** How far off its due time is, by {@code clock} (null: none); a hint for the node's {@link io.cyclium.episode.WaitAlarm}. */
+    java.time.Duration dueIn(java.time.Clock clock) {
+        if (wakeInMillis != null) {
+            return java.time.Duration.ofMillis(wakeInMillis);
+        }
+        return wakeAt == null ? null : java.time.Duration.between(clock.instant(), wakeAt);
+    }
+
     /** The {@code wait_started} row's detail: what the console and a resolver read back. */
     JsonObject startedDetail() {
         var b = Jsons.object().add("reference", name);

@@ -66,7 +66,7 @@ public final class ConcurrencyWaits {
                     why = due(em, rates.of(e.actorId, e.expectationId, e.concurrencyKey));
                 }
                 if (why != null) {
-                    v = v.waitingFor(why);
+                    v = v.withQueuedBecause(why);
                 }
             }
             out.add(v);

@@ -10,8 +10,9 @@ import java.time.LocalDateTime;
  * unversioned); {@code recoveryWaiting} says why recovery leaves it waiting (no node that swept it
  * deploys that version), null otherwise. {@code concurrencyKey} is its key under its expectation's
  * cluster-wide limit (null: none), {@code priority} its place in a queue (higher first), and
- * {@code waiting} says, while it is queued under a cluster-wide limit, what it waits for
- * ("key tenant-a at limit 2/2"); null otherwise.
+ * {@code queuedBecause} says, while it is queued under a cluster-wide limit, what holds
+ * it ("key tenant-a at limit 2/2"); null otherwise. (A sleep or a wait for a signal is the episode
+ * detail's {@code waiting}, beside this view.)
  */
 public record EpisodeView(
         String id,
@@ -34,9 +35,9 @@ public record EpisodeView(
         String recoveryWaiting,
         String concurrencyKey,
         int priority,
-        String waiting) {
+        String queuedBecause) {
 
-    /** Without flow control: no key, priority 0, waiting for nothing. */
+    /** Without flow control: no key, priority 0, queued for no reason beyond a free slot. */
     public EpisodeView(String id, String actorId, String expectationId, String triggerType, String dedupeKey, String status,
             String phase, int attempts, int maxAttempts, String runNode, String sourceStack, String sourceEnv, String summary,
             String errorClass, LocalDateTime startedAt, LocalDateTime finishedAt, String expectationVersion,
@@ -45,8 +46,8 @@ public record EpisodeView(
                 sourceEnv, summary, errorClass, startedAt, finishedAt, expectationVersion, recoveryWaiting, null, 0, null);
     }
 
-    /** The same episode, explained as waiting for {@code why}. */
-    public EpisodeView waitingFor(String why) {
+    /** The same episode, explained as queued because of {@code why}. */
+    public EpisodeView withQueuedBecause(String why) {
         return new EpisodeView(id, actorId, expectationId, triggerType, dedupeKey, status, phase, attempts, maxAttempts, runNode,
                 sourceStack, sourceEnv, summary, errorClass, startedAt, finishedAt, expectationVersion, recoveryWaiting,
                 concurrencyKey, priority, why);

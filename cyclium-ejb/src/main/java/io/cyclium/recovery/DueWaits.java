@@ -13,10 +13,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Wakes due sleepers and times out due waits, on any node (the recovery sweep runs it first, so an
- * idle node pays one grouped read of the wait table per sweep — which also feeds the
- * {@code episode_sleeping} and {@code episode_waiting} gauges — and reads the due rows only when
- * some are due). Per due row: one
+ * Wakes due sleepers and times out due waits, on any node: when the node's
+ * {@link io.cyclium.episode.WaitAlarm} rings (a due time this node stored, or heard from its own
+ * last pass or the workflow pulse), and first in every recovery sweep as the backstop. So an idle
+ * node pays one grouped read of the wait table per sweep — which also feeds the
+ * {@code episode_sleeping} and {@code episode_waiting} gauges and tells the alarm when the next one
+ * is due — and reads the due rows only when some are due. Per due row: one
  * transaction whose first statement is the wait row's guarded DELETE ({@link WaitStore#releaseDue}:
  * 0 rows, another node woke it or a signal resolved it first — skipped), then the episode back to
  * running ({@code resume_due}) and the {@code wait_resolved} row saying why (a sleep's end, a wait's
@@ -51,18 +53,45 @@ public class DueWaits {
         telemetry.gauge("episode_waiting", waiting::get);
     }
 
-    /** One pass over the due rows of {@code env}; returns how many this node woke or timed out. */
+    /**
+     * The sweep's pass over the due rows of {@code env}, after the census (the gauges, and the next
+     * due time for the alarm); returns how many this node woke or timed out.
+     */
     public int wake(String env) {
         if (!actors.sweeps()) {
             // a draining or trigger-only node leaves them to a full node: nothing is lost, they stay due
             return 0;
         }
-        List<WaitStore.WaitRow> due = new ArrayList<>(tx.inNewTransaction(em -> {
+        return resolve(tx.inNewTransaction(em -> {
             WaitStore.Census census = waits.census(em, env);
             sleeping.set(census.sleeping());
             waiting.set(census.waiting());
+            // the next one ahead: this node runs the pass again then (rows due now are this pass's)
+            waits.alarm().wake(census.nextDueIn());
             return census.due() == 0 ? List.<WaitStore.WaitRow>of() : waits.due(em, env, BATCH);
         }));
+    }
+
+    /**
+     * The alarm's pass: the due rows and the next due time, two reads of the due-time index and no
+     * census (which counts the whole table: fine once per sweep, too much for every ring while many sleep).
+     */
+    public int wakeRung(String env) {
+        if (!actors.sweeps()) {
+            return 0;
+        }
+        return resolve(tx.inNewTransaction(em -> {
+            waits.alarm().wake(waits.nextDueIn(em, env));
+            return waits.due(em, env, BATCH);
+        }));
+    }
+
+    private int resolve(List<WaitStore.WaitRow> read) {
+        List<WaitStore.WaitRow> due = new ArrayList<>(read);
+        if (due.size() >= BATCH) {
+            // a full batch may leave more due: the next tick takes them, not the next sweep
+            waits.alarm().wake(java.time.Duration.ZERO);
+        }
         // nodes woken by the same interval should not all race for the same first row
         Collections.shuffle(due);
         int woke = 0;

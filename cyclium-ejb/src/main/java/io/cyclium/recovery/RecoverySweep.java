@@ -3,6 +3,7 @@ package io.cyclium.recovery;
 import io.cyclium.claims.ClaimGate;
 import io.cyclium.config.CycliumConfig;
 import io.cyclium.episode.EpisodeFinished;
+import io.cyclium.episode.WaitAlarm;
 import io.cyclium.node.NodeIdentity;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
@@ -14,6 +15,7 @@ import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
 import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
@@ -27,7 +29,9 @@ import java.util.logging.Logger;
  * Finds running episodes nobody drives — stale journals after a hard stop, or rows a drain stamped
  * interrupted — and restarts or fails each exactly once across the cluster: the timer around
  * {@link OrphanRecovery}, which holds the logic. Each sweep first wakes due sleepers and times out
- * due waits ({@link DueWaits}): the durable timers' due check costs no timer and no tick of its own.
+ * due waits ({@link DueWaits}), the backstop of the wake tick: every {@link #WAKE_TICK} this bean
+ * asks the node's {@link WaitAlarm} — in memory, no statement — and runs the due pass when it
+ * rings, so a sleep ends within about a tick of its due time, not at the next sweep.
  */
 @Singleton
 @Startup
@@ -36,6 +40,10 @@ import java.util.logging.Logger;
 public class RecoverySweep {
 
     private static final Logger LOG = Logger.getLogger(RecoverySweep.class.getName());
+
+    /** How often the wake tick asks the alarm (a sleep ends at most this much plus its pass late). */
+    static final java.time.Duration WAKE_TICK = java.time.Duration.ofMillis(500);
+    private static final String SWEEP_TIMER = "cyclium-recovery-sweep";
 
     @Inject
     CycliumConfig config;
@@ -67,6 +75,9 @@ public class RecoverySweep {
     @Inject
     Event<io.cyclium.runtime.RecoverySwept> swept;
 
+    @Inject
+    WaitAlarm alarm;
+
     @Resource
     TimerService timers;
 
@@ -77,16 +88,23 @@ public class RecoverySweep {
     void start() {
         recovery = new OrphanRecovery(config, identity.name(), tx, new RecoveryStore(vendor), claims, actors, resolvers,
                 finished::fire, telemetry);
-        io.cyclium.episode.WaitStore waits = new io.cyclium.episode.WaitStore(vendor);
+        io.cyclium.episode.WaitStore waits = new io.cyclium.episode.WaitStore(vendor).withAlarm(alarm);
         dueWaits = new DueWaits(tx, waits, new io.cyclium.episode.WaitResolution(new io.cyclium.episode.EpisodeStore(vendor), waits),
                 identity.name(), actors, telemetry);
         // Armed whatever the boot mode: the mode can change at runtime, and each sweep checks it.
         timers.createIntervalTimer(config.recoveryInitialDelay().toMillis(), config.recoveryInterval().toMillis(),
-                new TimerConfig("cyclium-recovery-sweep", false));
+                new TimerConfig(SWEEP_TIMER, false));
+        timers.createIntervalTimer(WAKE_TICK.toMillis(), WAKE_TICK.toMillis(), new TimerConfig("cyclium-wait-alarm", false));
     }
 
     @Timeout
-    void onTimer() {
+    void onTimer(Timer timer) {
+        if (!SWEEP_TIMER.equals(timer.getInfo())) {
+            if (alarm.ringing()) {
+                wakeDue(() -> dueWaits.wakeRung(config.env()));
+            }
+            return;
+        }
         BackgroundPass.run("recovery_sweep", LOG, telemetry, () -> "Recovery sweep on " + identity.name()
                 + " failed; the next one runs in " + config.recoveryInterval().toMillis() + " ms", () -> {
                     SweepReport r = sweep(SweepScope.of(config.stackSlug(), config.env()));
@@ -96,11 +114,12 @@ public class RecoverySweep {
                 });
     }
 
-    /** The due-time pass of the durable timers: its failure is logged and counted, and never stops the sweep. */
-    private void wakeDue(SweepScope scope) {
+    /** A due-time pass of the durable timers: its failure is logged and counted, and never stops the sweep. */
+    private void wakeDue(java.util.function.IntSupplier pass) {
         BackgroundPass.run("wait_due_pass", LOG, telemetry, () -> "Waking due sleepers on " + identity.name()
-                + " failed; the next sweep tries again in " + config.recoveryInterval().toMillis() + " ms", () -> {
-                    int woke = dueWaits.wake(scope.env());
+                + " failed; the next sweep or workflow pulse tries again (sweep every " + config.recoveryInterval().toMillis()
+                + " ms)", () -> {
+                    int woke = pass.getAsInt();
                     if (woke > 0) {
                         LOG.fine(() -> "Woke " + woke + " due sleepers or timed-out waits on " + identity.name());
                     }
@@ -114,7 +133,7 @@ public class RecoverySweep {
     public SweepReport sweep(SweepScope scope) {
         // due sleepers and timed-out waits first: one whose actor does not run here is left
         // resume_due without a node, and the orphan pass below (here or on another node) resumes it
-        wakeDue(scope);
+        wakeDue(() -> dueWaits.wake(scope.env()));
         SweepReport report = recovery.sweep(scope);
         swept.fire(new io.cyclium.runtime.RecoverySwept(scope.stack(), scope.anyStack(), scope.env()));
         return report;

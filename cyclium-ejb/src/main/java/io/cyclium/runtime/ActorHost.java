@@ -90,6 +90,9 @@ public class ActorHost {
     Clock clock;
 
     @Inject
+    io.cyclium.episode.WaitAlarm waitAlarm;
+
+    @Inject
     Telemetry telemetry;
 
     @Inject
@@ -157,6 +160,8 @@ public class ActorHost {
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
                 Duration.ofSeconds(2L * config.leaseSeconds()), tracing)
+                // a task that blocks with a due time sets this node's alarm (RecoverySweep's wake tick)
+                .withWaits(new io.cyclium.episode.WaitStore(vendor).withAlarm(waitAlarm))
                 // read at each terminal write: the workflows are wired after the runtimes start
                 .withAdvancement(new StepAdvancement() {
                     @Override

@@ -1,5 +1,6 @@
 package io.cyclium.workflow;
 
+import io.cyclium.episode.WaitStore;
 import io.cyclium.node.DbClock;
 import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
@@ -251,10 +252,12 @@ public final class WorkflowQueries {
      * What an idle node's workflow timer asks the database, in one statement: the definitions'
      * {@link DefinitionsSeen}, the earliest due time of a step retry (in a running instance) and of
      * a plain episode's retry, the database's now, so "due in" is measured on one clock, and the
-     * pauses' fingerprint ({@link PauseStore#FINGERPRINT}: the node reads the pauses again when it moved).
+     * pauses' fingerprint ({@link PauseStore#FINGERPRINT}: the node reads the pauses again when it moved),
+     * and the earliest due time of a durable sleep or wait timeout anywhere in the cluster
+     * ({@link WaitStore#EARLIEST_DUE}: the node's {@link io.cyclium.episode.WaitAlarm} hears it).
      */
     public record Pulse(DefinitionsSeen definitions, LocalDateTime stepRetryDue, LocalDateTime episodeRetryDue,
-            LocalDateTime now, long pauses) {
+            LocalDateTime now, long pauses, LocalDateTime waitDue) {
     }
 
     public DefinitionsSeen definitionsSeen(EntityManager em) {
@@ -269,9 +272,10 @@ public final class WorkflowQueries {
                 + " (SELECT MIN(s.next_attempt_at) FROM cyclium_workflow_steps s JOIN cyclium_workflow_instances i"
                 + " ON i.id = s.instance_id WHERE s.state = 'failed' AND s.next_attempt_at IS NOT NULL AND i.status = 'running'),"
                 + " (SELECT MIN(retry_due_at) FROM cyclium_episodes WHERE retry_due_at IS NOT NULL AND status = 'failed'"
-                + " AND archived_at IS NULL), " + vendor.utcNow() + ", " + PauseStore.FINGERPRINT).getSingleResult();
+                + " AND archived_at IS NULL), " + vendor.utcNow() + ", " + PauseStore.FINGERPRINT + ", " + WaitStore.EARLIEST_DUE)
+                .getSingleResult();
         return new Pulse(new DefinitionsSeen(((Number) r[0]).longValue(), ((Number) r[1]).longValue()), time(r[2]), time(r[3]),
-                time(r[4]), ((Number) r[5]).longValue());
+                time(r[4]), ((Number) r[5]).longValue(), time(r[6]));
     }
 
     public Optional<StoredDefinition> definition(EntityManager em, String workflowId) {

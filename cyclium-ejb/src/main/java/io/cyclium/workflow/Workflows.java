@@ -85,6 +85,9 @@ public class Workflows {
     RetryAlarm alarm;
 
     @Inject
+    io.cyclium.episode.WaitAlarm waitAlarm;
+
+    @Inject
     Pauses pauses;
 
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
@@ -276,7 +279,8 @@ public class Workflows {
     /**
      * The idle timer's one statement ({@link WorkflowQueries#pulse}): the definitions' versions go
      * to the cache (re-read on the next use when another node changed one), and the earliest due
-     * retry, steps' or episodes', to the alarm, both measured on the database's clock.
+     * retry, steps' or episodes', to the alarm, and the earliest due sleep or wait timeout to the
+     * {@link io.cyclium.episode.WaitAlarm}, all measured on the database's clock.
      */
     public void pulse() {
         init();
@@ -286,6 +290,8 @@ public class Workflows {
         LocalDateTime earliest = p.stepRetryDue() == null ? p.episodeRetryDue() : p.episodeRetryDue() == null
                 ? p.stepRetryDue() : p.stepRetryDue().isBefore(p.episodeRetryDue()) ? p.stepRetryDue() : p.episodeRetryDue();
         alarm.heard(earliest == null ? null : java.time.Duration.between(p.now(), earliest));
+        // a sleeper stored by any node, also one that died since: this node's due pass runs when it is due
+        waitAlarm.wake(p.waitDue() == null ? null : java.time.Duration.between(p.now(), p.waitDue()));
     }
 
     // ---- definitions ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import io.cyclium.episode.StepKind;
 import io.cyclium.episode.StepResult;
 import io.cyclium.episode.Strategy;
 import io.cyclium.episode.TriggerInfo;
+import io.cyclium.episode.WaitAlarm;
 import io.cyclium.episode.WaitResolution;
 import io.cyclium.episode.WaitStore;
 import io.cyclium.execution.EpisodeTask;
@@ -108,10 +109,29 @@ class DurableWaitsTest {
         /** What the tasks did with their leases, in order (settled in a write, held again, settled after). */
         final List<String> leases = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+        /** The env of the episodes this cluster stores (the due pass reads one env): null unless a test owns one. */
+        String env;
+        /** The alarm of node-a's tasks (the wait store they block through sets it). */
+        final WaitAlarm alarm;
+        final java.time.Clock taskClock;
+
         Cluster(Vendor vendor) {
             jpa = databases.jpa(vendor);
             store = new EpisodeStore(jpa.vendor());
             waits = new WaitStore(DatabaseTime.following(jpa.vendor(), clock));
+            alarm = waits.alarm();
+            taskClock = clock;
+        }
+
+        /** Due times on the database's own clock and alarms on the JVM's: for the tests that time a wake. */
+        Cluster(Vendor vendor, WaitAlarm alarm) {
+            jpa = databases.jpa(vendor);
+            store = new EpisodeStore(jpa.vendor());
+            waits = new WaitStore(jpa.vendor()).withAlarm(alarm);
+            this.alarm = alarm;
+            taskClock = java.time.Clock.systemUTC();
+            // other tests' rows are due on a test clock long past: this test's pass reads only its own env
+            env = "timed-" + UUID.randomUUID().toString().substring(0, 8);
         }
 
         TaskEnvironment env(String node) {
@@ -160,7 +180,7 @@ class DurableWaitsTest {
                     leases.add("held again");
                 }
             };
-            return new TaskEnvironment(jpa, store, lookup, recording, null, f -> { }, clock, node,
+            return new TaskEnvironment(jpa, store, lookup, recording, null, f -> { }, taskClock, node,
                     Telemetry.NOOP).withWaits(waits);
         }
 
@@ -168,7 +188,7 @@ class DurableWaitsTest {
             String id = UUID.randomUUID().toString();
             NewEpisode e = new NewEpisode(id, "sleepy", "work", null,
                     new TriggerInfo(TriggerInfo.MANUAL, null, null, Json.createObjectBuilder().build(), null),
-                    "sleepy:" + id, 3, exp.budget(), node, false, null, null, null, null);
+                    "sleepy:" + id, 3, exp.budget(), node, false, null, env, null, null);
             boolean inserted = jpa.inNewTransaction(em -> store.insert(em, e));
             assertThat(inserted).isTrue();
             return id;
@@ -182,7 +202,28 @@ class DurableWaitsTest {
 
         /** The due pass of {@code node}, which runs the actor. */
         DueWaits duePass(String node, TestLocalActors actors) {
-            return new DueWaits(jpa, waits, new WaitResolution(store, waits), node, actors, Telemetry.NOOP);
+            return duePass(node, actors, waits);
+        }
+
+        /** The due pass of a node whose wait store sets {@code its} alarm. */
+        DueWaits duePass(String node, TestLocalActors actors, WaitStore its) {
+            return new DueWaits(jpa, its, new WaitResolution(store, its), node, actors, Telemetry.NOOP);
+        }
+
+        /**
+         * What RecoverySweep's wake tick does, every {@code tick} until {@code until} holds or
+         * {@code limit} passed: the due pass when the alarm rings. No sweep runs (its interval is
+         * 30 s by default, longer than any of these tests): a wake here is the alarm's.
+         */
+        void tickUntil(WaitAlarm its, DueWaits pass, Duration tick, Duration limit, java.util.function.BooleanSupplier until)
+                throws InterruptedException {
+            long end = System.nanoTime() + limit.toNanos();
+            while (!until.getAsBoolean() && System.nanoTime() < end) {
+                if (its.ringing()) {
+                    pass.wakeRung(env);
+                }
+                Thread.sleep(tick.toMillis());
+            }
         }
 
         SignalDelivery signals(String node) {
@@ -425,5 +466,81 @@ class DurableWaitsTest {
         assertThat(c.duePass("node-b", node().triggerOnly(true)).wake(null)).isZero();
         assertThat(c.row(id).status).isEqualTo("blocked");
         assertThat(c.duePass("node-c", node()).wake(null)).isEqualTo(1);
+    }
+
+    /** The wake tick of the container ({@code RecoverySweep.WAKE_TICK}). */
+    private static final Duration TICK = Duration.ofMillis(500);
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void a_two_second_sleep_wakes_on_its_own_node_within_two_seconds_of_its_due_time_without_a_sweep(Vendor vendor)
+            throws Exception {
+        Cluster c = new Cluster(vendor, new WaitAlarm());
+        c.strategy = new Script(seen -> seen.isEmpty() ? Step.sleep(Duration.ofSeconds(2)) : Step.done("woke"));
+        TestLocalActors a = node();
+        DueWaits pass = c.duePass("node-a", a);
+        String id = c.insert("node-a");
+        long t0 = System.nanoTime();
+        assertThat(c.run("node-a", id, false)).isEqualTo(EpisodeTask.Outcome.BLOCKED);
+        assertThat(c.alarm.dueIn()).as("the committed sleep set the node's alarm").get()
+                .satisfies(in -> assertThat(in).isBetween(Duration.ofMillis(1_000), Duration.ofSeconds(2)));
+
+        c.tickUntil(c.alarm, pass, TICK, Duration.ofSeconds(10), () -> a.resumed.contains(id));
+        long sleptMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(a.resumed).as("woken by the alarm, no sweep ran").containsExactly(id);
+        assertThat(c.alarm.dueIn()).as("nothing else of its env is due: the alarm is off").isEmpty();
+        assertThat(sleptMs - 2_000).as("ms late (asleep %d ms)", sleptMs).isBetween(-100L, 2_000L);
+        assertThat(c.row(id).status).isEqualTo("running");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(value = Vendor.class, names = {"H2", "POSTGRESQL"})
+    void a_sleeper_of_a_node_that_died_is_woken_on_time_by_a_node_that_heard_its_due_time_in_the_workflow_pulse(Vendor vendor)
+            throws Exception {
+        Cluster c = new Cluster(vendor, new WaitAlarm());
+        c.strategy = new Script(seen -> seen.isEmpty() ? Step.sleep(Duration.ofSeconds(2)) : Step.done("woke"));
+        String id = c.insert("node-a");
+        long t0 = System.nanoTime();
+        c.run("node-a", id, false); // node-a's alarm is set, and node-a dies with it
+
+        WaitAlarm bAlarm = new WaitAlarm();
+        TestLocalActors b = node();
+        DueWaits bPass = c.duePass("node-b", b, new WaitStore(c.jpa.vendor()).withAlarm(bAlarm));
+        assertThat(bAlarm.dueIn()).as("node-b knows nothing yet").isEmpty();
+        io.cyclium.workflow.WorkflowQueries.Pulse p = c.jpa.inNewTransaction(em ->
+                new io.cyclium.workflow.WorkflowQueries(c.jpa.vendor()).pulse(em));
+        assertThat(p.waitDue()).as("the pulse carries the earliest due time").isNotNull();
+        bAlarm.wake(Duration.between(p.now(), p.waitDue()));
+
+        c.tickUntil(bAlarm, bPass, TICK, Duration.ofSeconds(10), () -> b.resumed.contains(id));
+        long sleptMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(b.resumed).containsExactly(id);
+        assertThat(sleptMs - 2_000).as("ms late (asleep %d ms)", sleptMs).isBetween(-100L, 2_000L);
+        assertThat(c.row(id).runNode).isEqualTo("node-b");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void the_sweep_s_pass_and_the_alarm_s_pass_tell_the_alarm_when_the_next_sleeper_of_their_env_is_due(Vendor vendor) {
+        Cluster c = new Cluster(vendor);
+        c.env = "census-" + UUID.randomUUID().toString().substring(0, 8);
+        Instant[] until = {T0.plus(Duration.ofMinutes(1)), T0.plus(Duration.ofMinutes(7))};
+        for (Instant at : until) {
+            c.strategy = new Script(seen -> seen.isEmpty() ? Step.sleepUntil(at) : Step.done("woke"));
+            c.run("node-a", c.insert("node-a"), false);
+        }
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+        WaitAlarm b = new WaitAlarm(nanos::get);
+        DueWaits pass = c.duePass("node-b", node(), c.waits.withAlarm(b));
+        assertThat(pass.wake(c.env)).as("the sweep's pass: nothing due yet").isZero();
+        assertThat(b.dueIn()).get().isEqualTo(Duration.ofMinutes(1));
+
+        assertThat(b.ringing()).isFalse();
+        c.clock.advance(Duration.ofMinutes(1));
+        nanos.addAndGet(Duration.ofMinutes(1).toNanos());
+        assertThat(b.ringing()).isTrue();
+        assertThat(b.dueIn()).as("ringing turns it off").isEmpty();
+        assertThat(pass.wakeRung(c.env)).as("the alarm's pass").isEqualTo(1);
+        assertThat(b.dueIn()).as("the pass heard the next one").get().isEqualTo(Duration.ofMinutes(6));
     }
 }

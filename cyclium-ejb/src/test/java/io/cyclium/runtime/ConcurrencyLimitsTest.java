@@ -216,7 +216,7 @@ class ConcurrencyLimitsTest {
         var view = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class,
                 aIds.get(5)))).get(0));
         assertThat(view.concurrencyKey()).isEqualTo("tenant-a");
-        assertThat(view.waiting()).as("what the console shows").isEqualTo("key tenant-a at limit 2/2");
+        assertThat(view.queuedBecause()).as("what the console shows").isEqualTo("key tenant-a at limit 2/2");
 
         // a B run ends: B's third starts, A's backlog still waits for its own key
         finish(db, n, bIds.get(0));
@@ -344,7 +344,7 @@ class ConcurrencyLimitsTest {
         io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
                 (actor, exp, key) -> List.of(), (actor, exp, key) -> a.rt().ratesOf(exp, key));
         String why = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, queued)))
-                .get(0).waiting());
+                .get(0).queuedBecause());
         assertThat(why).as("its due time is visible").startsWith("rate of worker/work 4 per PT10S, next start due in ")
                 .endsWith(" ms (database clock)");
 

@@ -83,6 +83,15 @@ class OpenApiDocumentTest {
         assertThat(document.getJsonArray("servers").getJsonObject(0).getString("url")).isEqualTo("/cyclium/api");
     }
 
+    @Test
+    void an_episode_detail_has_one_field_named_waiting_the_sleep_or_wait_and_the_queue_reason_is_queued_because() {
+        JsonObject schemas = document.getJsonObject("components").getJsonObject("schemas");
+        assertThat(schemas.getJsonObject("Episode").getJsonObject("properties").keySet()).contains("queuedBecause")
+                .doesNotContain("waiting");
+        assertThat(schemas.getJsonObject("EpisodeDetail").getJsonObject("properties").getJsonObject("waiting").getString("$ref"))
+                .isEqualTo("#/components/schemas/EpisodeWait");
+    }
+
     private JsonObject resolve(JsonObject maybeRef) {
         return maybeRef.containsKey("$ref") ? lookup(maybeRef.getString("$ref")) : maybeRef;
     }

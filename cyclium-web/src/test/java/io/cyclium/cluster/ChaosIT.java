@@ -36,7 +36,9 @@ import org.junit.jupiter.api.TestInstance;
  * exactly one ledger row, and all are done within {@link #SETTLE} of the last fault. Beside the
  * kill/stop cycling and the database outage a second load goes to an actor on every default
  * ({@code DefaultsActor}: recovery FAIL, 3 slots, a queue), faster than its slots drain it: none of
- * its episodes may be lost, doubled or left non-terminal, and none may fail without having run a step. The short
+ * its episodes may be lost, doubled or left non-terminal, and none may fail without having run a step. In both,
+ * durable sleepers and waiters ({@link ChaosSleepers}) sleep, half of the waits get their signal
+ * during the fault and half time out: each sleep and each wait resolves exactly once. The short
  * version (a few hundred events) runs in CI; {@code -Dcyclium.soak=long} sends ≥ 5,000.
  */
 class ChaosIT {
@@ -72,6 +74,7 @@ class ChaosIT {
                 cluster = b.start();
                 try (Connection c = cluster.database().connect()) {
                     ChaosLedger.createTables(c);
+                    io.cyclium.cluster.actors.DeliveryLog.createTable(c);
                 }
             } catch (RuntimeException | Error e) {
                 server.close();
@@ -332,6 +335,14 @@ class ChaosIT {
             assertThat(tooMany).as("steps with more episodes than attempts").isEmpty();
         }
 
+        /**
+         * Durable sleepers and waiters beside a fault ({@link ChaosSleepers}): a few dozen in the
+         * short run (8-s sleeps, 45-s wait timeouts), hundreds in the long one.
+         */
+        ChaosSleepers sleepers(String variant) {
+            return ChaosSleepers.start(cluster, variant, LONG ? 1 : 0.25, LONG ? 300 : 12, 8_000, 45_000);
+        }
+
         EventLoad defaultsLoad(String variant, double rate, int atLeast) {
             return EventLoad.start(cluster.nodes(), variant + "-" + UUID.randomUUID().toString().substring(0, 6), "chaos.default",
                     PAYLOAD, rate, atLeast);
@@ -386,6 +397,8 @@ class ChaosIT {
             // and workflows: a chain with a flaky step that is retried, its other steps on the defaults
             EventLoad flows = EventLoad.start(cluster.nodes(), "flow-" + UUID.randomUUID().toString().substring(0, 6),
                     "chaos.flow", FLOW_PAYLOAD, 1, LONG ? 300 : 30);
+            // and durable sleeps and waits, half of the waits signalled while the nodes die
+            ChaosSleepers sleepers = sleepers("kill");
             try {
                 sleep(5_000);
                 Instant lastFault = Instant.now();
@@ -399,13 +412,16 @@ class ChaosIT {
                 load.finish();
                 defaults.finish();
                 flows.finish();
+                sleepers.finish();
                 assertNothingLostOrDoubled("kill -9 / SIGTERM cycling (" + cycles + " faults)", load, lastFault);
                 assertNothingLostStrandedOrFailedUnrun("kill -9 / SIGTERM cycling (" + cycles + " faults)", defaults, lastFault);
                 assertEveryWorkflowCompletedOnce("kill -9 / SIGTERM cycling (" + cycles + " faults)", flows, lastFault);
+                sleepers.assertEachResolvedOnce(this, vendor() + " kill -9 / SIGTERM cycling (" + cycles + " faults)", lastFault, SETTLE);
             } finally {
                 load.close();
                 defaults.close();
                 flows.close();
+                sleepers.close();
             }
         }
     }
@@ -429,6 +445,8 @@ class ChaosIT {
             EventLoad load = load("dbstop", LONG ? 5_000 : 120);
             // and queued work of an actor on the defaults: 0 stranded, nothing that never ran failed
             EventLoad defaults = defaultsLoad("defaults-dbstop", LONG ? 6 : 5, LONG ? 1_000 : 100);
+            // and durable sleeps and waits: due, signalled and timing out while the database is away
+            ChaosSleepers sleepers = sleepers("dbstop");
             try {
                 sleep(LONG ? 480_000 : 8_000);
                 server.stop();
@@ -440,11 +458,14 @@ class ChaosIT {
                 // backlog drains while the main load goes on (the long run's outage is mid-load)
                 defaults.finish();
                 load.finish();
+                sleepers.finish();
                 assertNothingLostOrDoubled("database stopped 30 s", load, lastFault);
                 assertNothingLostStrandedOrFailedUnrun("database stopped 30 s", defaults, lastFault);
+                sleepers.assertEachResolvedOnce(this, vendor() + " database stopped 30 s", lastFault, SETTLE);
             } finally {
                 load.close();
                 defaults.close();
+                sleepers.close();
             }
         }
 

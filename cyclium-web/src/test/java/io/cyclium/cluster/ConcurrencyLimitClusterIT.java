@@ -87,6 +87,17 @@ class ConcurrencyLimitClusterIT {
             }
             String ours = " FROM cyclium_episodes e WHERE e.actor_id = 'limited_actor' AND e.trigger_ref LIKE ?";
             String like = "%" + run + "-%";
+            // while tenant-a's backlog queues, its last low-priority episode says why in queuedBecause
+            // (the detail's only field named waiting is the top-level sleep or wait: null here)
+            String lastLow = "%\"" + run + "-a-" + (A_EVENTS / 2 - 1) + "\"%";
+            String queuedId = Await.until(Duration.ofSeconds(30), "the last low-priority episode stored", () -> cluster.database()
+                    .query("SELECT e.id" + ours, lastLow).stream().map(r -> (String) r.get("id")).findFirst().orElse(null));
+            jakarta.json.JsonObject queued = Await.until(Duration.ofSeconds(30), "its queue reason", () -> {
+                jakarta.json.JsonObject ep = nodes.get(0).get("/episodes/" + queuedId).jsonObject().getJsonObject("episode");
+                return ep.containsKey("queuedBecause") ? ep : null;
+            });
+            assertThat(queued.getString("queuedBecause")).startsWith("key tenant-a at limit ");
+            assertThat(queued.keySet()).doesNotContain("waiting");
             Await.until(Duration.ofMinutes(5), (A_EVENTS + B_EVENTS) + " episodes done", () -> ((Number) cluster.database()
                     .query("SELECT COUNT(*) AS n" + ours + " AND e.status = 'done'", like).get(0).get("n")).intValue()
                     == A_EVENTS + B_EVENTS);

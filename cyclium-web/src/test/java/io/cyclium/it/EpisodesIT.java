@@ -335,6 +335,8 @@ class EpisodesIT implements CommandLineClientTests, BulkActionApiTests {
         JsonObject blocked = Json.createReader(new StringReader(awaitStatusOverHttp(base, id, "blocked"))).readObject();
         assertThat(blocked.getJsonObject("waiting").getString("kind")).isEqualTo("wait");
         assertThat(blocked.getJsonObject("waiting").getString("name")).isEqualTo("ticket-42");
+        assertThat(blocked.getJsonObject("episode").keySet()).as("one field named waiting, at the top level: the sleep or wait")
+                .doesNotContain("waiting");
         String signals = "api/episodes/" + id + "/signals/";
 
         String[][] bad = {
