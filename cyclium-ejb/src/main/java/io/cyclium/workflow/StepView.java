@@ -7,14 +7,14 @@ import java.util.List;
  * A step of an instance: its place in the DAG (dependencies, critical, approval gate), its state,
  * attempt and next retry time, and the episode of its current attempt. {@code concurrencyKey} and
  * {@code concurrencyLimit} are the step's own key (its input's field) and limit (null, 0: none);
- * {@code waiting} says why its queued episode has not started ("step review/charge key tenant-a at
+ * {@code queuedBecause} says why its queued episode has not started ("step review/charge key tenant-a at
  * limit 1/1"), null when it is not held back by a limit.
  */
 public record StepView(String stepId, String actor, String expectation, List<String> dependsOn, boolean critical,
         boolean approval, String state, int attempt, int maxAttempts, LocalDateTime nextAttemptAt,
         LocalDateTime approvedAt, String episodeId, LocalDateTime queuedAt, LocalDateTime startedAt,
         LocalDateTime finishedAt, long runMs, String errorClass, String concurrencyKey, int concurrencyLimit,
-        String waiting) {
+        String queuedBecause) {
 
     static StepView of(StepRow r, StepDefinition d) {
         return of(r, d, false, null);
@@ -22,7 +22,7 @@ public record StepView(String stepId, String actor, String expectation, List<Str
 
     /**
      * {@code started}: stored as queued, but its episode has started ({@link WorkflowQueries#queuedButStarted}):
-     * shown running. {@code waiting}: why its queued episode waits (null: it does not wait for a limit).
+     * shown running. {@code queuedBecause}: why its queued episode waits (null: it does not wait for a limit).
      */
     static StepView of(StepRow r, StepDefinition d, boolean started, String waiting) {
         String state = started && StepState.QUEUED.equals(r.state()) ? StepState.RUNNING : r.state();

@@ -57,6 +57,10 @@ public class Workflows {
     @Inject
     DatabaseVendor vendor;
 
+    /** Why queued steps' episodes wait: provided by the operations tier (above this one). */
+    @Inject
+    jakarta.enterprise.inject.Instance<QueueReasons> queueReasons;
+
     @Inject
     NodeIdentity identity;
 
@@ -449,8 +453,9 @@ public class Workflows {
             }
         }
         Map<String, String> why = new HashMap<>();
-        io.cyclium.operations.ConcurrencyWaits.deployedOn(vendor, host).views(em, episodes).stream()
-                .filter(v -> v.waiting() != null).forEach(v -> why.put(stepOf.get(v.id()), v.waiting()));
+        if (queueReasons != null && queueReasons.isResolvable()) {
+            queueReasons.get().of(em, episodes).forEach((episodeId, reason) -> why.put(stepOf.get(episodeId), reason));
+        }
         return why;
     }
 

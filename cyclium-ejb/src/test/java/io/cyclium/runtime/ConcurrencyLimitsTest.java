@@ -386,7 +386,7 @@ class ConcurrencyLimitsTest {
         var view = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, queued)))
                 .get(0));
         assertThat(view.concurrencyKey()).isEqualTo("tenant-b");
-        assertThat(view.waiting()).startsWith("rate of worker/work key tenant-b 3 per PT10S, next start due in ")
+        assertThat(view.queuedBecause()).startsWith("rate of worker/work key tenant-b 3 per PT10S, next start due in ")
                 .endsWith(" ms (database clock)");
     }
 
@@ -475,7 +475,7 @@ class ConcurrencyLimitsTest {
         io.cyclium.operations.ConcurrencyWaits waits = new io.cyclium.operations.ConcurrencyWaits(db.vendor(),
                 (actor, exp, key) -> a.rt().limitsOf(exp, key));
         String why = db.inNewTransaction(em -> waits.views(em, List.of(em.find(io.cyclium.episode.EpisodeEntity.class, waiting)))
-                .get(0).waiting());
+                .get(0).queuedBecause());
         assertThat(why).isEqualTo("step orders/charge key acme at limit 2/2");
 
         // an acme run ends: one more acme starts, never a third at once

@@ -201,7 +201,7 @@ class WorkflowsIT {
                 for (String id : List.of(acme1, acme2)) {
                     try {
                         JsonObject step = steps(call("GET", "api/workflow-instances/" + id, null, 200)).get("work");
-                        if (step != null && step.containsKey("waiting") && !step.isNull("waiting")) {
+                        if (step != null && step.containsKey("queuedBecause") && !step.isNull("queuedBecause")) {
                             return step;
                         }
                     } catch (Exception e) {
@@ -213,7 +213,7 @@ class WorkflowsIT {
             assertThat(waiting.getString("concurrencyKey")).isEqualTo("$.tenant");
             assertThat(waiting.getInt("concurrencyLimit")).isEqualTo(1);
             assertThat(waiting.getString("state")).isEqualTo("queued");
-            assertThat(waiting.getString("waiting")).isEqualTo("step " + wf + "/work key acme at limit 1/1");
+            assertThat(waiting.getString("queuedBecause")).isEqualTo("step " + wf + "/work key acme at limit 1/1");
             JsonObject other = Await.until(WAIT, "globex's step running", () -> {
                 try {
                     JsonObject step = steps(call("GET", "api/workflow-instances/" + globex, null, 200)).get("work");
@@ -222,7 +222,7 @@ class WorkflowsIT {
                     throw new IllegalStateException(e);
                 }
             });
-            assertThat(!other.containsKey("waiting") || other.isNull("waiting")).as("a key of its own: not held up by acme's")
+            assertThat(!other.containsKey("queuedBecause") || other.isNull("queuedBecause")).as("a key of its own: not held up by acme's")
                     .isTrue();
         } finally {
             for (String id : List.of(acme1, acme2, globex)) {
