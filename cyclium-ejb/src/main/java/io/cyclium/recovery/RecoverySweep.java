@@ -10,16 +10,17 @@ import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
-import jakarta.ejb.Timer;
 import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -29,9 +30,12 @@ import java.util.logging.Logger;
  * Finds running episodes nobody drives — stale journals after a hard stop, or rows a drain stamped
  * interrupted — and restarts or fails each exactly once across the cluster: the timer around
  * {@link OrphanRecovery}, which holds the logic. Each sweep first wakes due sleepers and times out
- * due waits ({@link DueWaits}), the backstop of the wake tick: every {@link #WAKE_TICK} this bean
- * asks the node's {@link WaitAlarm} — in memory, no statement — and runs the due pass when it
- * rings, so a sleep ends within about a tick of its due time, not at the next sweep.
+ * due waits ({@link DueWaits}), the backstop of the {@link DueWakeTimer}: that one runs the due
+ * pass at the instant the node's {@link WaitAlarm} is due, on the managed scheduled executor — off
+ * this bean's (container WRITE) lock, so a slow sweep holds back no wake and a wake no sweep — and
+ * an idle node schedules nothing. Its task calls the {@link DueWaits} object directly, never this
+ * bean's business methods; the sweep's pass and the timer's may run at once, which costs at most a
+ * read (the wait row's guarded DELETE decides who wakes an episode, as between two nodes).
  */
 @Singleton
 @Startup
@@ -41,8 +45,6 @@ public class RecoverySweep {
 
     private static final Logger LOG = Logger.getLogger(RecoverySweep.class.getName());
 
-    /** How often the wake tick asks the alarm (a sleep ends at most this much plus its pass late). */
-    static final java.time.Duration WAKE_TICK = java.time.Duration.ofMillis(500);
     private static final String SWEEP_TIMER = "cyclium-recovery-sweep";
 
     @Inject
@@ -81,8 +83,12 @@ public class RecoverySweep {
     @Resource
     TimerService timers;
 
+    @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
+    ManagedScheduledExecutorService executor;
+
     private OrphanRecovery recovery;
     private DueWaits dueWaits;
+    private DueWakeTimer dueWakes;
 
     @PostConstruct
     void start() {
@@ -94,17 +100,19 @@ public class RecoverySweep {
         // Armed whatever the boot mode: the mode can change at runtime, and each sweep checks it.
         timers.createIntervalTimer(config.recoveryInitialDelay().toMillis(), config.recoveryInterval().toMillis(),
                 new TimerConfig(SWEEP_TIMER, false));
-        timers.createIntervalTimer(WAKE_TICK.toMillis(), WAKE_TICK.toMillis(), new TimerConfig("cyclium-wait-alarm", false));
+        dueWakes = new DueWakeTimer(executor, alarm, () -> wakeDue(() -> dueWaits.wakeRung(config.env()))).start();
+    }
+
+    /** Before the application's executor and pools go: no due pass starts after this (one in flight is awaited). */
+    @PreDestroy
+    void stop() {
+        if (dueWakes != null) {
+            dueWakes.stop();
+        }
     }
 
     @Timeout
-    void onTimer(Timer timer) {
-        if (!SWEEP_TIMER.equals(timer.getInfo())) {
-            if (alarm.ringing()) {
-                wakeDue(() -> dueWaits.wakeRung(config.env()));
-            }
-            return;
-        }
+    void onTimer() {
         BackgroundPass.run("recovery_sweep", LOG, telemetry, () -> "Recovery sweep on " + identity.name()
                 + " failed; the next one runs in " + config.recoveryInterval().toMillis() + " ms", () -> {
                     SweepReport r = sweep(SweepScope.of(config.stackSlug(), config.env()));
@@ -115,10 +123,10 @@ public class RecoverySweep {
     }
 
     /** A due-time pass of the durable timers: its failure is logged and counted, and never stops the sweep. */
-    private void wakeDue(java.util.function.IntSupplier pass) {
-        BackgroundPass.run("wait_due_pass", LOG, telemetry, () -> "Waking due sleepers on " + identity.name()
-                + " failed; the next sweep or workflow pulse tries again (sweep every " + config.recoveryInterval().toMillis()
-                + " ms)", () -> {
+    private boolean wakeDue(java.util.function.IntSupplier pass) {
+        return BackgroundPass.run("wait_due_pass", LOG, telemetry, () -> "Waking due sleepers on " + identity.name()
+                + " failed; the due-wake timer tries again in " + DueWakeTimer.AFTER_FAILURE.toMillis()
+                + " ms, the sweep every " + config.recoveryInterval().toMillis() + " ms", () -> {
                     int woke = pass.getAsInt();
                     if (woke > 0) {
                         LOG.fine(() -> "Woke " + woke + " due sleepers or timed-out waits on " + identity.name());

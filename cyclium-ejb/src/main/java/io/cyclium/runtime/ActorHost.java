@@ -160,7 +160,7 @@ public class ActorHost {
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
                 Duration.ofSeconds(2L * config.leaseSeconds()), tracing)
-                // a task that blocks with a due time sets this node's alarm (RecoverySweep's wake tick)
+                // a task that blocks with a due time sets this node's alarm (RecoverySweep's DueWakeTimer)
                 .withWaits(new io.cyclium.episode.WaitStore(vendor).withAlarm(waitAlarm))
                 // read at each terminal write: the workflows are wired after the runtimes start
                 .withAdvancement(new StepAdvancement() {

@@ -51,4 +51,22 @@ class WaitAlarmTest {
         alarm.wake(Duration.ofSeconds(-4)); // the pulse read one already overdue
         assertThat(alarm.ringing()).isTrue();
     }
+
+    @Test
+    void its_listener_hears_each_earlier_time_and_a_time_set_after_it_rang_but_not_a_later_one() {
+        java.util.List<Duration> heard = new java.util.ArrayList<>();
+        alarm.onEarlier(() -> heard.add(alarm.dueIn().orElseThrow()));
+        alarm.wake(Duration.ofSeconds(5));
+        alarm.wake(Duration.ofSeconds(9)); // later: nothing to reschedule
+        alarm.wake(Duration.ofSeconds(2));
+        alarm.wake(null);
+        assertThat(heard).containsExactly(Duration.ofSeconds(5), Duration.ofSeconds(2));
+        advance(Duration.ofSeconds(2));
+        assertThat(alarm.ringing()).isTrue();
+        alarm.wake(Duration.ofSeconds(7)); // off after ringing: any time is earlier than none
+        assertThat(heard).containsExactly(Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(7));
+        alarm.onEarlier(null);
+        alarm.wake(Duration.ZERO);
+        assertThat(heard).as("nobody listens any more").hasSize(3);
+    }
 }

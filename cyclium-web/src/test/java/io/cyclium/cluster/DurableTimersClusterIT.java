@@ -25,7 +25,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Durable sleeps and signals on three real Payara Micro nodes sharing PostgreSQL, with the recovery
- * sweep at its default of 30 s: a sleep ends on the wake tick of a node's alarm, not on a sweep.
+ * sweep at its default of 30 s: a sleep ends when a node's alarm is due (its DueWakeTimer), not on a sweep.
  *
  * <p>First, on three live nodes, 2-s sleepers stored on every node wake at most 2 s late (lateness
  * p50/p99 printed). Then episodes stored on node A go to sleep there; A is killed with SIGKILL
