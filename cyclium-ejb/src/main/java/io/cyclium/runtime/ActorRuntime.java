@@ -147,18 +147,11 @@ public final class ActorRuntime {
     }
 
     /**
-     * A workflow definition has a step with a key of its own on this actor: flow-controlled from
-     * now on (if it was not), so that a restart of such a step's episode here reads its stored step
-     * key and takes that slot again, even before this node fires a keyed step itself.
-     */
-    public void stepKeysDeclared() {
-        flowControlForStepKeys();
-    }
-
-    /**
-     * The first workflow step with a key of its own fired here on an actor that declares no flow
-     * control: from now on its queue is flow-controlled like a declared one's (a keyed entry at the
-     * head of a plain FIFO would be tried again and again in one pass). Once per runtime.
+     * The first workflow step with a key of its own fired or restarted here on an actor that
+     * declares no flow control: from now on its queue is flow-controlled like a declared one's (a
+     * keyed entry at the head of a plain FIFO would be tried again and again in one pass). Once per
+     * runtime. What tells it is the episode itself (the fire's request, the restarted row's
+     * step_key columns), never the workflow definitions: a node need not have read those.
      */
     private void flowControlForStepKeys() {
         synchronized (this) {
@@ -252,15 +245,23 @@ public final class ActorRuntime {
      * dispatch), its rate limits; a run that continues takes no token again.
      */
     private SlotQueue.Pending restartOf(SlotQueue.Pending p) {
-        if (gate == ConcurrencyGate.NONE || p.expectationId() == null) {
+        if (clusterGate == ConcurrencyGate.NONE || p.expectationId() == null) {
             return p;
         }
         Optional<ExpectationDefinition> exp = definition.expectation(p.expectationId());
         if (exp.isEmpty()) {
             return p;
         }
-        // one read for the key and a workflow step's own limit: under flow control any episode may be a keyed step's
-        ConcurrencyGate.StoredKeys stored = gate.keysOf(p.episodeId());
+        // one read of the row for the key and a workflow step's own limit, on any actor: any episode
+        // may be a keyed step's, and the row says so itself — this node may have fired no keyed
+        // step and read no workflow definition since boot, and must still take the step's slot again
+        ConcurrencyGate.StoredKeys stored = clusterGate.keysOf(p.episodeId());
+        if (stored.stepSlot() != null) {
+            flowControlForStepKeys();
+        }
+        if (gate == ConcurrencyGate.NONE) {
+            return p; // nothing declared here and no step key on the row: a plain restart
+        }
         if (!definition.limited(exp.get()) && !definition.rateLimited(exp.get()) && !exp.get().flow().prioritized()
                 && stored.stepSlot() == null) {
             return p;

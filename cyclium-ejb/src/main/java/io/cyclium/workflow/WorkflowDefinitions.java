@@ -213,20 +213,6 @@ public final class WorkflowDefinitions {
 
     private volatile Known cache;
 
-    /** Told the enabled definitions each time this node reads them from the database. */
-    private volatile java.util.function.Consumer<List<WorkflowDefinition>> onRead = defs -> {
-    };
-
-    /**
-     * Tells {@code listener} the enabled definitions each time this node reads them (its first use,
-     * and after any node changed one): how the actors of steps with a key of their own become
-     * flow-controlled on every node, before a restart of such a step's episode arrives there.
-     */
-    public WorkflowDefinitions onRead(java.util.function.Consumer<List<WorkflowDefinition>> listener) {
-        this.onRead = listener;
-        return this;
-    }
-
     private Known knownNow() {
         Known k = cache;
         return k != null ? k : reload();
@@ -243,12 +229,6 @@ public final class WorkflowDefinitions {
                     list.stream().filter(WorkflowQueries.StoredDefinition::enabled).map(this::parse).toList());
         });
         cache = k;
-        try {
-            onRead.accept(k.enabled());
-        } catch (RuntimeException e) {
-            LOG.log(java.util.logging.Level.WARNING, "Could not hand the workflow definitions just read to their listener;"
-                    + " the next read tries again", e);
-        }
         return k;
     }
 

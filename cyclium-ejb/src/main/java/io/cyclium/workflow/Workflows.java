@@ -108,10 +108,7 @@ public class Workflows {
         }
         WorkflowStore store = new WorkflowStore(DatabaseTime.of(vendor), identity.name());
         queries = new WorkflowQueries(vendor);
-        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions())
-                // an actor some step keys is flow-controlled here before a restart of that step's episode arrives
-                .onRead(defs -> defs.stream().flatMap(d -> d.steps().stream()).filter(StepDefinition::keyed)
-                        .forEach(s -> host.runtime(s.actor()).ifPresent(io.cyclium.runtime.ActorRuntime::stepKeysDeclared)));
+        definitions = new WorkflowDefinitions(tx, store, queries, () -> host.definitions());
         instanceGauges = new InstanceGauges(telemetry);
         SecureRandom random = new SecureRandom();
         engine = new WorkflowEngine(tx, store, queries, definitions::find, new RuntimeStepLauncher(host, tx), clock,

@@ -488,14 +488,40 @@ class ConcurrencyLimitsTest {
 
         // a resume of a step episode (its wait resolved) on a third node takes its step's slot again from its row
         Node c = node(db, "node-c", def, 10, Duration.ofSeconds(60));
-        // c has launched no keyed step: the definitions it read told it that a step keys this actor
-        c.rt().stepKeysDeclared();
+        // c has launched no keyed step and read no definition: the row tells it
         String last = acme.stream().filter(id -> !a.started().contains(id) && !b.started().contains(id)).findFirst()
                 .orElseThrow();
         (a.launcher.inserted.stream().anyMatch(e -> e.id().equals(last)) ? a : b).rt().dequeue(last);
         c.rt().resume(last, "work");
         c.timers().runDue();
         assertThat(c.started()).as("acme is at its limit on the other nodes").doesNotContain(last);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_that_never_read_the_definitions_restarts_a_keyed_step_s_episode_and_takes_the_step_slot(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ActorDefinition def = actor(0, expectation("work").build("worker"));
+        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
+        String scope = ConcurrencySlot.ofStep("orders", "charge");
+        String first = fireStep(a, new NewEpisode.StepKey(scope, "acme", 1));
+        String second = fireStep(a, new NewEpisode.StepKey(scope, "acme", 1));
+        a.timers().runDue();
+        assertThat(a.started()).containsExactly(first);
+        // node-a stops before it starts the second; a fresh node restarts it (recovery, a resolved
+        // wait): it has fired no keyed step and read no workflow definition since its boot
+        a.rt().dequeue(second);
+        Node fresh = node(db, "node-fresh", def, 10, Duration.ofSeconds(60));
+        fresh.rt().recover(second, null, "work");
+        fresh.timers().runDue();
+        assertThat(fresh.started()).as("the step's limit of 1 is held by the first").isEmpty();
+
+        finish(db, a, first);
+        fresh.timers().advance(Duration.ofMillis(500));
+        assertThat(fresh.started()).as("the slot is free: the fresh node's recheck starts it").containsExactly(second);
+        List<Object> holders = db.inNewTransaction(em -> new NativeSql().sql("SELECT episode_id FROM cyclium_concurrency_slots"
+                + " WHERE scope = ").value(scope).sql(" AND concurrency_key = ").value("acme").query(em).getResultList().stream().map(Object.class::cast).toList());
+        assertThat(holders).as("it holds the step's slot").containsExactly((Object) second);
     }
 
     private static String fireStep(Node n, NewEpisode.StepKey key) {

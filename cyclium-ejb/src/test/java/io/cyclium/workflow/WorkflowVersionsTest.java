@@ -103,22 +103,6 @@ class WorkflowVersionsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void every_read_of_the_definitions_hands_the_enabled_ones_to_the_listener_so_keyed_steps_are_known_on_each_node(
-            Vendor vendor) {
-        TestJpa db = databases.jpa(vendor);
-        String id = "wf-" + java.util.UUID.randomUUID().toString().substring(0, 8);
-        definitions(db).put(id, WorkflowDefinitionTest.json("{'id':'" + id + "','steps':[" + WorkflowDefinitionTest.step("a")
-                + ",{'id':'b','actor':'worker','expectation':'work','concurrencyKey':'$.tenant','concurrencyLimit':1}]}"));
-        List<StepDefinition> keyed = new java.util.ArrayList<>();
-        // another node: it has never seen this definition until its first read
-        WorkflowDefinitions other = definitions(db).onRead(defs -> defs.stream().filter(d -> d.id().equals(id))
-                .flatMap(d -> d.steps().stream()).filter(StepDefinition::keyed).forEach(keyed::add));
-        other.enabled();
-        assertThat(keyed).extracting(StepDefinition::id).containsExactly("b");
-    }
-
-    @ParameterizedTest(name = "on {0}")
-    @EnumSource(Vendor.class)
     void a_put_with_a_changed_document_stores_the_next_version_and_repeating_a_put_stores_none(Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         WorkflowDefinitions defs = definitions(db);
