@@ -263,6 +263,53 @@ interface CommandLineClientTests {
 
     @Test
     @RunAsClient
+    default void the_client_shows_a_workflow_step_s_own_key_and_limit_and_why_its_episode_is_queued(@ArquillianResource URL base)
+            throws Exception {
+        String wf = "cli_step_key_" + UUID.randomUUID().toString().substring(0, 8);
+        File doc = File.createTempFile("cyclium-cli-wf", ".json");
+        List<String> instances = new ArrayList<>();
+        try {
+            java.nio.file.Files.writeString(doc.toPath(), "{\"id\": \"" + wf + "\", \"subjectKey\": \"order\", \"steps\": ["
+                    + "{\"id\": \"work\", \"actor\": \"it_actor\", \"expectation\": \"slow\", \"concurrencyKey\": \"$.tenant\","
+                    + " \"concurrencyLimit\": 1}]}");
+            succeeded(cyclium(base, "workflow", "put", wf, doc.getAbsolutePath()));
+            JsonObject definition = json(succeeded(cyclium(base, "workflow", "get", wf)).out()).asJsonObject();
+            assertThat(definition.toString()).contains("\"concurrencyKey\":\"$.tenant\"", "\"concurrencyLimit\":1");
+            for (int order = 1; order <= 2; order++) {
+                Run started = succeeded(cyclium(base, "workflow", "start", wf, "--payload",
+                        "{\"order\": \"" + order + "\", \"tenant\": \"acme\"}"));
+                instances.add(json(started.out()).asJsonObject().getString("id"));
+            }
+            // the slow step runs for a minute: one acme step runs, the other waits for its key
+            JsonObject waiting = Await.until(Duration.ofSeconds(30), "the client shows one acme step waiting for its key", () -> {
+                for (String id : instances) {
+                    try {
+                        for (var s : json(succeeded(cyclium(base, "workflow", "instance", id)).out()).asJsonObject()
+                                .getJsonArray("steps")) {
+                            JsonObject step = s.asJsonObject();
+                            if (step.containsKey("queuedBecause") && !step.isNull("queuedBecause")) {
+                                return step;
+                            }
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return null;
+            });
+            assertThat(waiting.getString("concurrencyKey")).isEqualTo("$.tenant");
+            assertThat(waiting.getInt("concurrencyLimit")).isEqualTo(1);
+            assertThat(waiting.getString("queuedBecause")).isEqualTo("step " + wf + "/work key acme at limit 1/1");
+        } finally {
+            doc.delete();
+            for (String id : instances) {
+                cyclium(base, "workflow", "cancel", id);
+            }
+        }
+    }
+
+    @Test
+    @RunAsClient
     default void bad_arguments_print_the_usage_and_exit_2_without_calling_the_server(@ArquillianResource URL base)
             throws Exception {
         String[][] bad = {{}, {"nonsense"}, {"start", "it_actor"}, {"episodes", "--colour", "red"}, {"mode", "set"},
