@@ -1,25 +1,22 @@
 package io.cyclium.servers;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import io.cyclium.rotation.CommitRotation;
+import io.cyclium.rotation.CommitRotation.Selection;
 import java.nio.file.Path;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Which "matrix" tests of the server matrix run. {@code -Dcyclium.matrix=rotation} (the build's
- * default, so CI's) runs one slot of {@link #SLOTS}, chosen by the number of commits in the
- * checkout: successive runs of successive commits go round the whole matrix, a rerun of the same
- * commit runs the same cells, and every run also runs the "ci" cells, which this condition never
- * touches. {@code all} (the default outside Maven) runs every one; {@code slot:N} runs slot N. One
- * slot adds three cells, about three minutes, where the whole matrix adds about ten, which
- * CI's 45-minute budget no longer has room for (docs/testing.md, CI budget).
+ * default, so CI's) runs one slot of {@link #SLOTS} ({@link CommitRotation}: chosen by the number of
+ * commits in the checkout, so successive runs of successive commits go round the whole matrix), and
+ * every run also runs the "ci" cells, which this condition never touches. {@code all} (the default
+ * outside Maven) runs every one; {@code slot:N} runs slot N. One slot adds three cells, about three
+ * minutes, where the whole matrix adds about ten, which CI's 45-minute budget no longer has room
+ * for (docs/testing.md, CI budget).
  *
  * <p>A "matrix" test missing from {@link #SLOTS} fails under rotation, so a new cell cannot quietly
  * never run in CI.
@@ -38,28 +35,13 @@ public final class MatrixRotation implements ExecutionCondition {
 
     private static volatile Selection selection;
 
-    /** What this run runs: every slot, or one, and why that one. */
-    record Selection(Optional<Integer> slot, String why) {
-
-        boolean runs(String test) {
-            return slot.isEmpty() || SLOTS.get(slot.get()).contains(test);
-        }
-    }
-
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
         if (context.getTestMethod().isEmpty() || !context.getTags().contains("matrix")) {
             return ConditionEvaluationResult.enabled("not a matrix cell");
         }
         String test = context.getRequiredTestClass().getSimpleName() + "#" + context.getRequiredTestMethod().getName();
-        Selection chosen = selection();
-        if (chosen.slot().isPresent() && SLOTS.stream().noneMatch(slot -> slot.contains(test))) {
-            throw new IllegalStateException(test + " is a matrix test in no slot of MatrixRotation.SLOTS: add it to one");
-        }
-        return chosen.runs(test)
-                ? ConditionEvaluationResult.enabled(test + " runs: " + chosen.why())
-                : ConditionEvaluationResult.disabled(test + " is not in this run's rotation slot (" + chosen.why()
-                        + "; -Dcyclium.matrix=all runs every cell)");
+        return selection().decide(test, "MatrixRotation.SLOTS", "cyclium.matrix");
     }
 
     private static Selection selection() {
@@ -68,8 +50,7 @@ public final class MatrixRotation implements ExecutionCondition {
             synchronized (MatrixRotation.class) {
                 if (selection == null) {
                     selection = select(System.getProperty("cyclium.matrix", "all"), MatrixRotation::commitCount);
-                    System.out.println("[matrix] " + selection.why() + ": "
-                            + selection.slot().map(s -> String.join(", ", SLOTS.get(s))).orElse("every cell"));
+                    System.out.println("[matrix] " + selection.describe());
                 }
                 chosen = selection;
             }
@@ -79,49 +60,11 @@ public final class MatrixRotation implements ExecutionCondition {
 
     /** The selection a value of {@code cyclium.matrix} means; a value it cannot read is an error naming it. */
     static Selection select(String mode, java.util.function.Supplier<Optional<Long>> commits) {
-        String value = mode.trim();
-        if (value.equals("all")) {
-            return new Selection(Optional.empty(), "cyclium.matrix=all");
-        }
-        if (value.equals("rotation")) {
-            Optional<Long> count = commits.get();
-            long turn = count.orElseGet(() -> (long) LocalDate.now(ZoneOffset.UTC).getDayOfYear());
-            int slot = (int) (turn % SLOTS.size());
-            return new Selection(Optional.of(slot), "cyclium.matrix=rotation, slot " + slot + " of " + SLOTS.size() + " ("
-                    + count.map(c -> c + " commits").orElse("no git history: day " + turn + " of the year") + ")");
-        }
-        if (value.startsWith("slot:")) {
-            String number = value.substring("slot:".length());
-            try {
-                int slot = Integer.parseInt(number);
-                if (slot >= 0 && slot < SLOTS.size()) {
-                    return new Selection(Optional.of(slot), "cyclium.matrix=" + value);
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException("cyclium.matrix=" + mode + ": the slot must be a number from 0 to "
-                    + (SLOTS.size() - 1));
-        }
-        throw new IllegalArgumentException("cyclium.matrix=" + mode + ": expected all, rotation or slot:N");
+        return CommitRotation.select("cyclium.matrix", SLOTS, mode, commits);
     }
 
     /** Commits in the checkout holding server-config (empty where that is not a git clone). */
     private static Optional<Long> commitCount() {
-        Path checkout = Path.of(System.getProperty("cyclium.config.dir", "../server-config")).toAbsolutePath().getParent();
-        try {
-            Process git = new ProcessBuilder("git", "-C", checkout.toString(), "rev-list", "--count", "HEAD")
-                    .redirectErrorStream(true).start();
-            String out = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (git.waitFor(30, TimeUnit.SECONDS) && git.exitValue() == 0 && out.matches("\\d+")) {
-                return Optional.of(Long.parseLong(out));
-            }
-            System.out.println("[matrix] git rev-list in " + checkout + " said: " + out);
-        } catch (IOException e) {
-            System.out.println("[matrix] no git for the rotation: " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return Optional.empty();
+        return CommitRotation.commitCount(Path.of(System.getProperty("cyclium.config.dir", "../server-config")));
     }
 }

@@ -3,6 +3,7 @@ package io.cyclium.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cyclium.rotation.CommitRotation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,7 +28,7 @@ class MatrixRotationTest {
         List<String> ran = new ArrayList<>();
         for (long commits = 40; commits < 40 + MatrixRotation.SLOTS.size(); commits++) {
             long count = commits;
-            MatrixRotation.Selection chosen = MatrixRotation.select("rotation", () -> Optional.of(count));
+            CommitRotation.Selection chosen = MatrixRotation.select("rotation", () -> Optional.of(count));
             matrixTests().stream().filter(chosen::runs).forEach(ran::add);
             assertThat(MatrixRotation.select("rotation", () -> Optional.of(count))).isEqualTo(chosen);
         }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The chaos suite: Payara Micro nodes on a database server of the suite's own (another loopback
@@ -336,11 +337,13 @@ class ChaosIT {
         }
 
         /**
-         * Durable sleepers and waiters beside a fault ({@link ChaosSleepers}): a few dozen in the
-         * short run (8-s sleeps, 45-s wait timeouts), hundreds in the long one.
+         * Durable sleepers and waiters beside a fault ({@link ChaosSleepers}): a dozen of each in the
+         * short run, sent within 24 s (8-s sleeps), hundreds in the long one. A wait's timeout must
+         * outlast the fault that keeps its signal from landing: the test's settle waits for the
+         * last odd waiter to time out, so it is as short as the fault allows.
          */
-        ChaosSleepers sleepers(String variant) {
-            return ChaosSleepers.start(cluster, variant, LONG ? 1 : 0.25, LONG ? 300 : 12, 8_000, 45_000);
+        ChaosSleepers sleepers(String variant, Duration waitTimeout) {
+            return ChaosSleepers.start(cluster, variant, LONG ? 1 : 0.5, LONG ? 300 : 12, 8_000, waitTimeout.toMillis());
         }
 
         EventLoad defaultsLoad(String variant, double rate, int atLeast) {
@@ -398,7 +401,8 @@ class ChaosIT {
             EventLoad flows = EventLoad.start(cluster.nodes(), "flow-" + UUID.randomUUID().toString().substring(0, 6),
                     "chaos.flow", FLOW_PAYLOAD, 1, LONG ? 300 : 30);
             // and durable sleeps and waits, half of the waits signalled while the nodes die
-            ChaosSleepers sleepers = sleepers("kill");
+            // a node is down at most ~20 s at a time, and the signals go to the live ones
+            ChaosSleepers sleepers = sleepers("kill", Duration.ofSeconds(LONG ? 45 : 25));
             try {
                 sleep(5_000);
                 Instant lastFault = Instant.now();
@@ -446,7 +450,8 @@ class ChaosIT {
             // and queued work of an actor on the defaults: 0 stranded, nothing that never ran failed
             EventLoad defaults = defaultsLoad("defaults-dbstop", LONG ? 6 : 5, LONG ? 1_000 : 100);
             // and durable sleeps and waits: due, signalled and timing out while the database is away
-            ChaosSleepers sleepers = sleepers("dbstop");
+            // the outage lasts 30 s: a signal sent during it lands after it, within the timeout
+            ChaosSleepers sleepers = sleepers("dbstop", Duration.ofSeconds(45));
             try {
                 sleep(LONG ? 480_000 : 8_000);
                 server.stop();
@@ -562,6 +567,7 @@ class ChaosIT {
     }
 
     @Nested
+    @ExtendWith(MariadbRotation.class)
     class OnMariadb extends Chaos {
 
         @Override

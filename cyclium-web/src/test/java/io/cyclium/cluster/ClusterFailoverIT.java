@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Nodes that stop — gracefully, by kill -9, by freezing — never lose or double their work. Two real
@@ -406,6 +407,7 @@ class ClusterFailoverIT {
     }
 
     @Nested
+    @ExtendWith(MariadbRotation.class)
     class OnMariadb extends TwoNodes {
 
         @Override

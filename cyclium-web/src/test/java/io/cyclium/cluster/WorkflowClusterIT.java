@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Workflows on three real nodes sharing PostgreSQL (and, in a second class, MariaDB): a
@@ -37,6 +38,7 @@ class WorkflowClusterIT {
     }
 
     @org.junit.jupiter.api.Nested
+    @ExtendWith(MariadbRotation.class)
     class OnMariadb extends Scenario {
         @Override
         HarnessDatabase.Vendor vendor() {
