@@ -108,6 +108,11 @@ public class BulkCommands {
         return accepted.view();
     }
 
+    /** Cancels a running action wherever it is processed (see {@link BulkActions#cancel}). */
+    public BulkActionView cancel(String id) {
+        return actions.cancel(id);
+    }
+
     public BulkActionView find(String id) {
         return actions.find(id).orElseThrow(() -> Problem.notFound("no bulk action " + EpisodeFilter.shorten(id)));
     }
