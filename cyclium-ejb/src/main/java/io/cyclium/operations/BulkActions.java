@@ -1,6 +1,7 @@
 package io.cyclium.operations;
 
 import io.cyclium.audit.PendingAudit;
+import io.cyclium.config.CycliumConfigReader;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.Tx;
@@ -32,8 +33,8 @@ public final class BulkActions {
     public static final int CHUNK = 50;
     /** How many matching episodes a preview shows. */
     public static final int SAMPLE = 20;
-    /** How long a node holds an action without renewing it. */
-    public static final Duration LEASE = Duration.ofSeconds(60);
+    /** How long a node holds an action without renewing it, unless {@code cyclium.bulk.lease-seconds} says otherwise. */
+    public static final Duration LEASE = Duration.ofSeconds(CycliumConfigReader.BULK_LEASE_DEFAULT_SECONDS);
 
     /** One episode's part of a bulk action: what was done (a short note), or a {@link Problem} why not. */
     @FunctionalInterface

@@ -82,7 +82,7 @@ public class BulkCommands {
     @PostConstruct
     void init() {
         actions = new BulkActions(tx, DatabaseTime.of(vendor), this::apply, identity.name(), config.bulkMaxItems(),
-                BulkActions.LEASE, telemetry);
+                config.bulkLease(), telemetry);
     }
 
     @PreDestroy
