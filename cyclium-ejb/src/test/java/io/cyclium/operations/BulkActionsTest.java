@@ -417,6 +417,21 @@ class BulkActionsTest {
         assertThat(view.status()).isEqualTo("canceled");
     }
 
+    /** PostgreSQL only: this database's committed transactions and updated rows so far (null elsewhere). */
+    private static long[] transactions(TestJpa db) {
+        if (db.vendor() != io.cyclium.store.DatabaseVendor.POSTGRESQL) {
+            return null;
+        }
+        try {
+            Thread.sleep(11_000); // an idle backend reports its counts within 10 s (PostgreSQL 15)
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Object[] row = db.inNewTransaction(em -> (Object[]) em.createNativeQuery("SELECT xact_commit, tup_updated FROM"
+                + " pg_stat_database WHERE datname = current_database()").getSingleResult());
+        return new long[] {((Number) row[0]).longValue(), ((Number) row[1]).longValue()};
+    }
+
     /**
      * Not a check: how many items per second one node processes (a bulk cancel of blocked
      * episodes), printed as [figures]. {@code -Dbulk.rate=true} runs it.
@@ -430,10 +445,14 @@ class BulkActionsTest {
         episodes(db, "blocked", n, 0);
         BulkActions bulk = node(db, "node-a", cancel(db), n);
         BulkActions.Accepted accepted = bulk.start(BulkKind.CANCEL, sweeper(), (long) n, null, "alice");
+        long[] before = transactions(db);
         long t0 = System.nanoTime();
         bulk.process(accepted.view().id(), accepted.fence());
         double seconds = (System.nanoTime() - t0) / 1e9;
+        long[] after = transactions(db);
         assertThat(bulk.find(accepted.view().id()).orElseThrow().done()).isEqualTo(n);
-        System.out.printf("[figures] bulk cancel of %d on %s, one node: %.1f s, %.0f items/s%n", n, vendor, seconds, n / seconds);
+        System.out.printf("[figures] bulk cancel of %d on %s, one node: %.1f s, %.0f items/s%s%n", n, vendor, seconds, n / seconds,
+                before == null ? "" : String.format(", per item %.2f commits and %.2f rows updated (this database's"
+                        + " pg_stat_database)", (after[0] - before[0]) / (double) n, (after[1] - before[1]) / (double) n));
     }
 }
