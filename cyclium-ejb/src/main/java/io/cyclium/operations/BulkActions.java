@@ -145,10 +145,9 @@ public final class BulkActions {
 
     /**
      * Works through the action's open items while this node holds {@code fence}: a chunk at a time,
-     * the lease renewed and the chunk's items taken in one statement before each; then each item
-     * checked against the action, run and recorded in transactions of their own (the operation
-     * opens its own). Returns when no item is open (the action is marked done), the lease is lost
-     * or the action was canceled. Never throws: a failure is logged with the action's id and the action is
+     * the lease renewed before each; each item taken, run and recorded in transactions of their own
+     * (the operation opens its own). Returns when no item is open (the action is marked done) or
+     * the lease is lost. Never throws: a failure is logged with the action's id and the action is
      * left for the next continuation.
      */
     public void process(String actionId, long fence) {
@@ -159,7 +158,6 @@ public final class BulkActions {
             }
             BulkKind kind = BulkKind.parse(action.get().action());
             String by = action.get().createdBy() + " (bulk action " + actionId + ")";
-            boolean tookNone = false;
             while (true) {
                 if (!tx.inNewTransaction(em -> store.renew(em, actionId, fence, lease))) {
                     String status = find(actionId).map(BulkActionView::status).orElse("gone");
@@ -168,19 +166,24 @@ public final class BulkActions {
                                     : "it is " + status));
                     return;
                 }
-                List<BulkStore.OpenItem> chunk = tx.inNewTransaction(em -> store.takeNext(em, actionId, fence, CHUNK));
+                List<BulkStore.OpenItem> chunk = tx.inNewTransaction(em -> store.open(em, actionId, CHUNK));
                 if (chunk.isEmpty()) {
-                    // none open (then it is done now), or this fence took none: the next renewal says why;
-                    // twice in a row with the renewal passing, it is left to its lease and the next continuation
-                    if (tx.inNewTransaction(em -> store.finish(em, actionId, fence)) || tookNone) {
+                    tx.inNewTransaction(em -> store.finish(em, actionId, fence));
+                    return;
+                }
+                for (BulkStore.OpenItem item : chunk) {
+                    if (stopping) {
+                        // this node is shutting down: give the lease back so another node goes on at once
+                        tx.run(em -> store.release(em, actionId, fence));
+                        LOG.info(() -> "Bulk action " + actionId + ": " + node + " is stopping; it gave the action back");
                         return;
                     }
-                    tookNone = true;
-                    continue;
-                }
-                tookNone = false;
-                if (!runChunk(actionId, fence, kind, by, chunk)) {
-                    return;
+                    if (!tx.inNewTransaction(em -> store.take(em, actionId, item.itemNo(), fence))) {
+                        // the lease ran out, another node took the action over, or it was canceled
+                        // (through any node): the renewal says which
+                        break;
+                    }
+                    runItem(actionId, fence, kind, by, item);
                 }
             }
         } catch (RuntimeException e) {
@@ -188,40 +191,6 @@ public final class BulkActions {
             LOG.log(Level.WARNING, "Bulk action " + actionId + " stopped on " + node + " (fence " + fence + "); its open items"
                     + " are continued when its lease has lapsed", e);
         }
-    }
-
-    /**
-     * Runs the items this fence took, each after one read of the action ({@link BulkStore#hold}):
-     * a cancel (on any node) or a lost lease stops it before the next item. Items taken and not
-     * started are then recorded as skipped (canceled) or given back (pending again). False: stop.
-     */
-    private boolean runChunk(String actionId, long fence, BulkKind kind, String by, List<BulkStore.OpenItem> chunk) {
-        for (int i = 0; i < chunk.size(); i++) {
-            List<Integer> rest = chunk.subList(i, chunk.size()).stream().map(BulkStore.OpenItem::itemNo).toList();
-            if (stopping) {
-                // this node is shutting down: give its items and the lease back so another node goes on at once
-                tx.run(em -> {
-                    store.untake(em, actionId, fence, rest);
-                    store.release(em, actionId, fence);
-                });
-                LOG.info(() -> "Bulk action " + actionId + ": " + node + " is stopping; it gave the action back");
-                return false;
-            }
-            BulkStore.Hold hold = tx.inNewTransaction(em -> store.hold(em, actionId, fence));
-            if (hold == BulkStore.Hold.CANCELED) {
-                int skipped = tx.inNewTransaction(em -> store.skipCanceled(em, actionId, fence, rest));
-                telemetry.count("bulk_items", skipped, "action", kind.wire(), "result", BulkItemResult.SKIPPED.wire());
-                LOG.info(() -> "Bulk action " + actionId + " was canceled; " + node + " stops working on it (fence " + fence + ")");
-                return false;
-            }
-            if (hold == BulkStore.Hold.LOST) {
-                // a node taking it over may have taken these already (higher fence): then nothing changes
-                tx.run(em -> store.untake(em, actionId, fence, rest));
-                return true;
-            }
-            runItem(actionId, fence, kind, by, chunk.get(i));
-        }
-        return true;
     }
 
     private void runItem(String actionId, long fence, BulkKind kind, String by, BulkStore.OpenItem item) {
@@ -277,9 +246,9 @@ public final class BulkActions {
 
     /**
      * Cancels a running action, on whichever node processes it: the items not yet taken are
-     * recorded as skipped ({@value BulkStore#CANCELED_REASON}) here, the items done stay as they
-     * are, and the node working on it stops before its next item (its read before each item sees
-     * the status) and skips the rest of its chunk. The audit row is written in the same transaction.
+     * recorded as skipped ({@value BulkStore#CANCELED_REASON}), the items done stay as they are,
+     * and the node working on it stops before its next item (its next take sees the status). The
+     * audit row is written in the same transaction.
      *
      * @throws Problem 404 for an unknown id, 409 naming the status of an action that is not running
      */
@@ -292,7 +261,7 @@ public final class BulkActions {
                 throw Problem.conflict("bulk action " + id + " is " + v.status() + ": only a running one can be canceled");
             }
             BulkActionView v = store.find(em, id).orElseThrow();
-            PendingAudit.detail(v.action() + " of " + v.total() + " episodes: " + skipped.getAsInt() + " not yet taken"
+            PendingAudit.detail(v.action() + " of " + v.total() + " episodes: " + skipped.getAsInt() + " not yet processed"
                     + " skipped, " + v.done() + " done and " + v.failed() + " failed before the cancel");
             PendingAudit.recordIn(em);
             return v;

@@ -124,101 +124,18 @@ public final class BulkStore {
     }
 
     /**
-     * Takes the next open items, {@code limit} at most, for the holder of {@code fence} in one
-     * statement (the guard of {@link #take}), in the caller's transaction; returns the items taken, each
-     * with whether a lower fence had left it working. Empty: none is open, or this fence may take
-     * none (the lease ran out, another node took the action over, or it was canceled).
-     */
-    public List<OpenItem> takeNext(EntityManager em, String id, long fence, int limit) {
-        List<OpenItem> open = open(em, id, limit);
-        if (open.isEmpty()) {
-            return open;
-        }
-        List<Integer> numbers = open.stream().map(OpenItem::itemNo).toList();
-        int taken = takeItems(em, id, numbers, fence);
-        if (taken == open.size() || taken == 0) {
-            return taken == 0 ? List.of() : open;
-        }
-        // some changed between the read and the update (a cancel skipped them): keep the ones taken
-        List<?> mine = new NativeSql().sql("SELECT item_no FROM cyclium_bulk_items WHERE action_id = ").value(id).sql(" AND ")
-                .in("item_no", numbers).sql(" AND result = ").value(BulkItemResult.WORKING.wire()).sql(" AND fence = ")
-                .value(fence).query(em).getResultList();
-        java.util.Set<Integer> held = new java.util.HashSet<>();
-        mine.forEach(n -> held.add(((Number) n).intValue()));
-        return open.stream().filter(i -> held.contains(i.itemNo())).toList();
-    }
-
-    /** Whether the holder of {@code fence} may go on with its taken items: the action as it stands now. */
-    public enum Hold {
-        /** still its own: running at this fence with an unexpired lease */
-        HELD,
-        /** canceled (through any node): record the rest as skipped */
-        CANCELED,
-        /** the lease ran out, another node took it over, or it is finished */
-        LOST
-    }
-
-    /** One read, before each item: may the holder of {@code fence} run its next taken item. */
-    public Hold hold(EntityManager em, String id, long fence) {
-        NativeSql sql = new NativeSql().sql("SELECT status, fence, CASE WHEN lease_until > ");
-        List<?> rows = time.now(sql).sql(" THEN 1 ELSE 0 END FROM cyclium_bulk_actions WHERE id = ").value(id).query(em)
-                .getResultList();
-        if (rows.isEmpty()) {
-            return Hold.LOST;
-        }
-        Object[] c = (Object[]) rows.get(0);
-        if (CANCELED.equals(c[0])) {
-            return Hold.CANCELED;
-        }
-        return RUNNING.equals(c[0]) && ((Number) c[1]).longValue() == fence && ((Number) c[2]).intValue() == 1 ? Hold.HELD
-                : Hold.LOST;
-    }
-
-    /**
-     * The holder of {@code fence} gives back taken items it has not started (it stops, or lost the
-     * action): pending again, so whoever goes on takes them as never attempted. Items another
-     * node took meanwhile have a higher fence and are not touched.
-     */
-    public void untake(EntityManager em, String id, long fence, List<Integer> itemNos) {
-        if (itemNos.isEmpty()) {
-            return;
-        }
-        new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.PENDING.wire())
-                .sql(" WHERE action_id = ").value(id).sql(" AND ").in("item_no", itemNos).sql(" AND result = ")
-                .value(BulkItemResult.WORKING.wire()).sql(" AND fence = ").value(fence).executeUpdate(em);
-    }
-
-    /**
-     * The holder of {@code fence} records the taken items it has not started as skipped because the
-     * action was canceled; returns how many.
-     */
-    public int skipCanceled(EntityManager em, String id, long fence, List<Integer> itemNos) {
-        if (itemNos.isEmpty()) {
-            return 0;
-        }
-        NativeSql sql = new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.SKIPPED.wire())
-                .sql(", reason = ").value(CANCELED_REASON).sql(", finished_at = ");
-        return time.now(sql).sql(" WHERE action_id = ").value(id).sql(" AND ").in("item_no", itemNos).sql(" AND result = ")
-                .value(BulkItemResult.WORKING.wire()).sql(" AND fence = ").value(fence).executeUpdate(em);
-    }
-
-    /**
      * Takes one item for the holder of {@code fence}: a pending item, or one a lower fence left
      * working. Only while the action's fence is still {@code fence}, its lease has not run out and
      * it is still running (not canceled, on any node), checked in the same statement.
      */
     public boolean take(EntityManager em, String id, int itemNo, long fence) {
-        return takeItems(em, id, List.of(itemNo), fence) == 1;
-    }
-
-    private int takeItems(EntityManager em, String id, List<Integer> itemNos, long fence) {
         NativeSql sql = new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.WORKING.wire())
-                .sql(", fence = ").value(fence).sql(" WHERE action_id = ").value(id).sql(" AND ").in("item_no", itemNos)
+                .sql(", fence = ").value(fence).sql(" WHERE action_id = ").value(id).sql(" AND item_no = ").value(itemNo)
                 .sql(" AND (result = ").value(BulkItemResult.PENDING.wire()).sql(" OR (result = ")
                 .value(BulkItemResult.WORKING.wire()).sql(" AND fence < ").value(fence).sql("))")
                 .sql(" AND EXISTS (SELECT 1 FROM cyclium_bulk_actions a WHERE a.id = ").value(id).sql(" AND a.fence = ")
                 .value(fence).sql(" AND a.status = ").value(RUNNING).sql(" AND a.lease_until > ");
-        return time.now(sql).sql(")").executeUpdate(em);
+        return time.now(sql).sql(")").executeUpdate(em) == 1;
     }
 
     /** Records the final result of an item the holder of {@code fence} took; false: it is no longer its own. */
@@ -235,9 +152,9 @@ public final class BulkStore {
      * is recorded as skipped ({@link #CANCELED_REASON}), in the caller's transaction. Why an item is
      * either taken or skipped, never both: {@link #take} needs the status running, and the skip
      * needs the item pending; both are row updates of the item, so whichever runs second waits for
-     * the first's row lock and then no longer matches. Items taken before the cancel stay
-     * {@code working} for their holder to record (the one in hand with its result, the others as
-     * skipped, {@link #skipCanceled}); {@link #settleCanceled} closes the ones whose holder died. Returns how many items it skipped; empty: the action is not running (finished,
+     * the first's row lock and then no longer matches. An item taken before the cancel stays
+     * {@code working} for its holder to record; {@link #settleCanceled} closes the ones whose
+     * holder died. Returns how many items it skipped; empty: the action is not running (finished,
      * canceled, or unknown).
      */
     public OptionalInt cancel(EntityManager em, String id) {
