@@ -38,6 +38,8 @@ public enum AuditAction {
     INSTANCE_STEP_APPROVE("instance.step-approve", SubjectKind.INSTANCE),
     /** a bulk action accepted (the subject id is the action's; the detail says what, how many, which filter) */
     BULK_START("bulk.start", SubjectKind.BULK),
+    /** a running bulk action canceled (the detail says how many items it skipped, how many were done before) */
+    BULK_CANCEL("bulk.cancel", SubjectKind.BULK),
     INSTANCE_SIGNAL("instance.signal", SubjectKind.INSTANCE);
 
     private final String wire;

@@ -46,6 +46,8 @@ import java.util.Optional;
  *                               advances its instance in its transaction (the default; false: after the commit,
  *                               from the terminal event, in transactions of their own)
  * @param bulkMaxItems           most episodes one bulk action takes ({@code cyclium.bulk.max-items})
+ * @param bulkLease              how long a node holds a bulk action without renewing it ({@code cyclium.bulk.lease-seconds}):
+ *                               how soon another node continues the action of a node that died
  * @param flow                   concurrency limits' recheck interval and priority aging ({@code cyclium.concurrency.*}, {@code cyclium.priority.*})
  */
 public record CycliumConfig(
@@ -83,6 +85,7 @@ public record CycliumConfig(
         boolean workflowAdvanceInCommit,
         EpisodeExecutor episodeExecutor,
         int bulkMaxItems,
+        Duration bulkLease,
         FlowSettings flow) {
 
     /** What runs episode tasks: {@code cyclium.episode.executor}. */
@@ -127,6 +130,6 @@ public record CycliumConfig(
                 + ", recoveryInterval=" + recoveryInterval + ", triggerPollInterval=" + triggerPollInterval
                 + ", shutdownGrace=" + shutdownGrace + ", retention=" + retention + ", tracing=" + tracing
                 + ", workflowAdvanceInCommit=" + workflowAdvanceInCommit + ", episodeExecutor=" + episodeExecutor.wireName()
-                + ", bulkMaxItems=" + bulkMaxItems + "]";
+                + ", bulkMaxItems=" + bulkMaxItems + ", bulkLease=" + bulkLease + "]";
     }
 }

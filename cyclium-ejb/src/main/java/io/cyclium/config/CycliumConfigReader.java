@@ -66,6 +66,8 @@ public final class CycliumConfigReader {
     public static final String CLOCK_SKEW_MS = "cyclium.clock.skew-ms";
     public static final String RETENTION_ENABLED = "cyclium.retention.enabled";
     public static final String BULK_MAX_ITEMS = "cyclium.bulk.max-items";
+    public static final String BULK_LEASE_SECONDS = "cyclium.bulk.lease-seconds";
+    public static final long BULK_LEASE_DEFAULT_SECONDS = 60;
     public static final String RETENTION_DAILY_AT = "cyclium.retention.daily-at";
     public static final String RETENTION_ARCHIVE_AFTER = "cyclium.retention.archive-after";
     public static final String RETENTION_PURGE_AFTER = "cyclium.retention.purge-after";
@@ -167,6 +169,8 @@ public final class CycliumConfigReader {
         Optional<OidcSettings> oidc = oidc(identitySource);
         int failedLogins = (int) number(FAILED_LOGINS_BEFORE_DELAY, 3, 1, 1_000, "failed logins");
         int bulkMaxItems = (int) number(BULK_MAX_ITEMS, 10_000, 1, 100_000, "episodes");
+        // at least a chunk's worth of items must fit in one lease: the lease is renewed once per chunk
+        Duration bulkLease = Duration.ofSeconds(number(BULK_LEASE_SECONDS, BULK_LEASE_DEFAULT_SECONDS, 5, 3_600, "seconds"));
         FlowSettings flow = new FlowSettings(millis(CONCURRENCY_RECHECK_MS, FlowSettings.DEFAULTS.recheck().toMillis(), 50, 60_000L),
                 Duration.ofSeconds(number(PRIORITY_AGING_SECONDS, FlowSettings.DEFAULTS.aging().toSeconds(), 0, 86_400L, "seconds")));
 
@@ -176,7 +180,7 @@ public final class CycliumConfigReader {
         return new CycliumConfig(identity, mode, stack, env, migrate, demo, claims, lease, minTick,
                 initialDelay, interval, stale, pollInterval, pollExpire, batch, pollEnv, pollStack,
                 shutdown, jitter, maxConcurrent, executorThreads, groupCommitMax, groupCommitWriters, password, viewerPassword, identitySource, oidc, failedLogins, Duration.ofMillis(skew), retention, tracing,
-                advanceInCommit, episodeExecutor, bulkMaxItems, flow);
+                advanceInCommit, episodeExecutor, bulkMaxItems, bulkLease, flow);
     }
 
     private RetentionSettings retention() {

@@ -1,6 +1,7 @@
 package io.cyclium.operations;
 
 import io.cyclium.audit.PendingAudit;
+import io.cyclium.config.CycliumConfigReader;
 import io.cyclium.problem.Problem;
 import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.Tx;
@@ -32,8 +33,8 @@ public final class BulkActions {
     public static final int CHUNK = 50;
     /** How many matching episodes a preview shows. */
     public static final int SAMPLE = 20;
-    /** How long a node holds an action without renewing it. */
-    public static final Duration LEASE = Duration.ofSeconds(60);
+    /** How long a node holds an action without renewing it, unless {@code cyclium.bulk.lease-seconds} says otherwise. */
+    public static final Duration LEASE = Duration.ofSeconds(CycliumConfigReader.BULK_LEASE_DEFAULT_SECONDS);
 
     /** One episode's part of a bulk action: what was done (a short note), or a {@link Problem} why not. */
     @FunctionalInterface
@@ -159,8 +160,10 @@ public final class BulkActions {
             String by = action.get().createdBy() + " (bulk action " + actionId + ")";
             while (true) {
                 if (!tx.inNewTransaction(em -> store.renew(em, actionId, fence, lease))) {
-                    LOG.info(() -> "Bulk action " + actionId + ": " + node + " no longer holds it (fence " + fence
-                            + "); another node goes on with it");
+                    String status = find(actionId).map(BulkActionView::status).orElse("gone");
+                    LOG.info(() -> "Bulk action " + actionId + ": " + node + " stops working on it (fence " + fence + "): "
+                            + (BulkStore.RUNNING.equals(status) ? "another node holds it now and goes on with it"
+                                    : "it is " + status));
                     return;
                 }
                 List<BulkStore.OpenItem> chunk = tx.inNewTransaction(em -> store.open(em, actionId, CHUNK));
@@ -176,7 +179,8 @@ public final class BulkActions {
                         return;
                     }
                     if (!tx.inNewTransaction(em -> store.take(em, actionId, item.itemNo(), fence))) {
-                        // the lease ran out or another node took the action over; the renewal says which
+                        // the lease ran out, another node took the action over, or it was canceled
+                        // (through any node): the renewal says which
                         break;
                     }
                     runItem(actionId, fence, kind, by, item);
@@ -227,6 +231,7 @@ public final class BulkActions {
      * run after every recovery sweep. Returns how many this call took over.
      */
     public int continueOrphans(int limit) {
+        tx.inNewTransaction(em -> store.settleCanceled(em, null));
         int taken = 0;
         for (String id : tx.inNewTransaction(em -> store.orphans(em, limit))) {
             OptionalLong fence = tx.inNewTransaction(em -> store.claim(em, id, node, lease));
@@ -237,6 +242,30 @@ public final class BulkActions {
             }
         }
         return taken;
+    }
+
+    /**
+     * Cancels a running action, on whichever node processes it: the items not yet taken are
+     * recorded as skipped ({@value BulkStore#CANCELED_REASON}), the items done stay as they are,
+     * and the node working on it stops before its next item (its next take sees the status). The
+     * audit row is written in the same transaction.
+     *
+     * @throws Problem 404 for an unknown id, 409 naming the status of an action that is not running
+     */
+    public BulkActionView cancel(String id) {
+        return tx.inNewTransaction(em -> {
+            java.util.OptionalInt skipped = store.cancel(em, id);
+            if (skipped.isEmpty()) {
+                BulkActionView v = store.find(em, id)
+                        .orElseThrow(() -> Problem.notFound("no bulk action " + EpisodeFilter.shorten(id)));
+                throw Problem.conflict("bulk action " + id + " is " + v.status() + ": only a running one can be canceled");
+            }
+            BulkActionView v = store.find(em, id).orElseThrow();
+            PendingAudit.detail(v.action() + " of " + v.total() + " episodes: " + skipped.getAsInt() + " not yet processed"
+                    + " skipped, " + v.done() + " done and " + v.failed() + " failed before the cancel");
+            PendingAudit.recordIn(em);
+            return v;
+        });
     }
 
     public java.util.Optional<BulkActionView> find(String id) {

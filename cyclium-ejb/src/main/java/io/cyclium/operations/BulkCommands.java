@@ -82,7 +82,7 @@ public class BulkCommands {
     @PostConstruct
     void init() {
         actions = new BulkActions(tx, DatabaseTime.of(vendor), this::apply, identity.name(), config.bulkMaxItems(),
-                BulkActions.LEASE, telemetry);
+                config.bulkLease(), telemetry);
     }
 
     @PreDestroy
@@ -106,6 +106,11 @@ public class BulkCommands {
                     + "); a node continues it when its lease has lapsed");
         }
         return accepted.view();
+    }
+
+    /** Cancels a running action wherever it is processed (see {@link BulkActions#cancel}). */
+    public BulkActionView cancel(String id) {
+        return actions.cancel(id);
     }
 
     public BulkActionView find(String id) {

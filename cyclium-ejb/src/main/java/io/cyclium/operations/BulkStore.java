@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -32,6 +33,10 @@ public final class BulkStore {
 
     public static final String RUNNING = "running";
     public static final String DONE = "done";
+    /** Canceled by an operator: its items not yet taken were recorded as skipped then. */
+    public static final String CANCELED = "canceled";
+    /** The reason of an item a cancel of its action skipped. */
+    public static final String CANCELED_REASON = "action canceled";
 
     /** Rows per multi-row INSERT of the frozen targets (SQL Server takes at most 1,000 per VALUES). */
     static final int INSERT_ROWS = 500;
@@ -120,8 +125,8 @@ public final class BulkStore {
 
     /**
      * Takes one item for the holder of {@code fence}: a pending item, or one a lower fence left
-     * working. Only while the action's fence is still {@code fence} and its lease has not run out,
-     * checked in the same statement.
+     * working. Only while the action's fence is still {@code fence}, its lease has not run out and
+     * it is still running (not canceled, on any node), checked in the same statement.
      */
     public boolean take(EntityManager em, String id, int itemNo, long fence) {
         NativeSql sql = new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.WORKING.wire())
@@ -129,7 +134,7 @@ public final class BulkStore {
                 .sql(" AND (result = ").value(BulkItemResult.PENDING.wire()).sql(" OR (result = ")
                 .value(BulkItemResult.WORKING.wire()).sql(" AND fence < ").value(fence).sql("))")
                 .sql(" AND EXISTS (SELECT 1 FROM cyclium_bulk_actions a WHERE a.id = ").value(id).sql(" AND a.fence = ")
-                .value(fence).sql(" AND a.lease_until > ");
+                .value(fence).sql(" AND a.status = ").value(RUNNING).sql(" AND a.lease_until > ");
         return time.now(sql).sql(")").executeUpdate(em) == 1;
     }
 
@@ -140,6 +145,48 @@ public final class BulkStore {
         return time.now(sql).sql(" WHERE action_id = ").value(id).sql(" AND item_no = ").value(itemNo)
                 .sql(" AND result = ").value(BulkItemResult.WORKING.wire()).sql(" AND fence = ").value(fence)
                 .executeUpdate(em) == 1;
+    }
+
+    /**
+     * Cancels a running action: the status becomes {@code canceled}, then every item still pending
+     * is recorded as skipped ({@link #CANCELED_REASON}), in the caller's transaction. Why an item is
+     * either taken or skipped, never both: {@link #take} needs the status running, and the skip
+     * needs the item pending; both are row updates of the item, so whichever runs second waits for
+     * the first's row lock and then no longer matches. An item taken before the cancel stays
+     * {@code working} for its holder to record; {@link #settleCanceled} closes the ones whose
+     * holder died. Returns how many items it skipped; empty: the action is not running (finished,
+     * canceled, or unknown).
+     */
+    public OptionalInt cancel(EntityManager em, String id) {
+        NativeSql sql = new NativeSql().sql("UPDATE cyclium_bulk_actions SET status = ").value(CANCELED)
+                .sql(", claimed_by = NULL, finished_at = ");
+        if (time.now(sql).sql(" WHERE id = ").value(id).sql(" AND status = ").value(RUNNING).executeUpdate(em) == 0) {
+            return OptionalInt.empty();
+        }
+        NativeSql skip = new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.SKIPPED.wire())
+                .sql(", reason = ").value(CANCELED_REASON).sql(", finished_at = ");
+        int skipped = time.now(skip).sql(" WHERE action_id = ").value(id).sql(" AND result = ")
+                .value(BulkItemResult.PENDING.wire()).executeUpdate(em);
+        return OptionalInt.of(skipped + settleCanceled(em, id));
+    }
+
+    /**
+     * Records as skipped the items of canceled actions still {@code working} after the lease their
+     * holder had at the cancel ran out: that node died (or stalled) between taking and recording
+     * them, so it may have done them. Only actions whose lease lapsed; {@code id} null: all such.
+     * Racing a late {@link #record} of its holder, the {@code working} guard lets one of them win.
+     */
+    public int settleCanceled(EntityManager em, String id) {
+        NativeSql sql = new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.SKIPPED.wire())
+                .sql(", reason = ").value(CANCELED_REASON + " after an interrupted attempt: it may have been done")
+                .sql(", finished_at = ");
+        time.now(sql).sql(" WHERE result = ").value(BulkItemResult.WORKING.wire());
+        if (id != null) {
+            sql.sql(" AND action_id = ").value(id);
+        }
+        sql.sql(" AND action_id IN (SELECT a.id FROM cyclium_bulk_actions a WHERE a.status = ").value(CANCELED)
+                .sql(" AND (a.lease_until IS NULL OR a.lease_until < ");
+        return time.now(sql).sql("))").executeUpdate(em);
     }
 
     /** Marks the action done when no item is open any more; false: items remain, or the fence moved on. */

@@ -291,6 +291,8 @@ public class RetentionRunner {
             case PRUNE_CLAIMS -> s.claimsAfter();
             case PRUNE_TRIGGER_REQUESTS -> s.requestsAfter();
             case PRUNE_AUDIT -> s.auditAfter();
+            // a bulk action's items name episodes: they go when the episodes they acted on may go
+            case PRUNE_BULK_ACTIONS -> s.purgeAfter().orElse(null);
         };
     }
 

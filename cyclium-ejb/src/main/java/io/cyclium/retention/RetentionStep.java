@@ -18,7 +18,9 @@ public enum RetentionStep {
     /** completed/expired trigger requests last changed longer ago than requests-after are deleted. */
     PRUNE_TRIGGER_REQUESTS("prune-trigger-requests"),
     /** audit rows (operator actions) older than audit-after are deleted. */
-    PRUNE_AUDIT("prune-audit");
+    PRUNE_AUDIT("prune-audit"),
+    /** finished (done or canceled) bulk actions older than purge-after are deleted with their items. */
+    PRUNE_BULK_ACTIONS("prune-bulk-actions");
 
     private final String wire;
 

@@ -52,6 +52,14 @@ public class RetentionStore {
             return 0;
         }
         NativeSql sql = new NativeSql();
+        if (step == RetentionStep.PRUNE_BULK_ACTIONS) {
+            // the items first (no foreign key cascades to them), of those actions that still qualify:
+            // a finished action never runs again, so the action delete below removes exactly these actions
+            NativeSql items = new NativeSql().sql("DELETE FROM cyclium_bulk_items WHERE ").in("action_id", keys)
+                    .sql(" AND action_id IN (SELECT id FROM cyclium_bulk_actions WHERE ");
+            condition(items, step, window);
+            items.sql(")").executeUpdate(em);
+        }
         if (step == RetentionStep.ARCHIVE_EPISODES) {
             // archived_at IS NULL in the guard: an episode is archived once, its archived_at never moves
             sql.sql("UPDATE cyclium_episodes SET archived_at = " + vendor.utcNow() + ", updated_at = " + vendor.utcNow() + " WHERE ");
@@ -97,6 +105,9 @@ public class RetentionStore {
             case PRUNE_TRIGGER_REQUESTS -> sql.sql("status IN ('completed', 'expired') AND updated_at < ")
                     .around(-seconds, vendor::utcNowPlusSeconds);
             case PRUNE_AUDIT -> sql.sql("occurred_at < ").around(-seconds, vendor::utcNowPlusSeconds);
+            // a running action is never touched, whatever its age (its node may be about to continue it)
+            case PRUNE_BULK_ACTIONS -> sql.sql("status IN ('done', 'canceled') AND finished_at < ")
+                    .around(-seconds, vendor::utcNowPlusSeconds);
             default -> throw new IllegalArgumentException(String.valueOf(step));
         }
     }
@@ -107,6 +118,7 @@ public class RetentionStore {
             case PRUNE_CLAIMS -> "cyclium_work_claims";
             case PRUNE_TRIGGER_REQUESTS -> "cyclium_trigger_requests";
             case PRUNE_AUDIT -> "cyclium_audit";
+            case PRUNE_BULK_ACTIONS -> "cyclium_bulk_actions";
         };
     }
 

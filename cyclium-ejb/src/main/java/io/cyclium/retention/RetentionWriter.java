@@ -49,6 +49,7 @@ public class RetentionWriter extends AbstractItemWriter {
             case PRUNE_CLAIMS -> telemetry.count("retention_pruned", c.written(), "table", "work_claims");
             case PRUNE_TRIGGER_REQUESTS -> telemetry.count("retention_pruned", c.written(), "table", "trigger_requests");
             case PRUNE_AUDIT -> telemetry.count("retention_pruned", c.written(), "table", "audit");
+            case PRUNE_BULK_ACTIONS -> telemetry.count("retention_pruned", c.written(), "table", "bulk_actions");
             default -> throw new IllegalStateException(String.valueOf(step));
         }
     }

@@ -289,4 +289,12 @@ class CycliumConfigReaderTest {
         assertThatThrownBy(() -> read("cyclium.bulk.max-items", "all")).isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageContaining("cyclium.bulk.max-items = \"all\" is not a whole number");
     }
+
+    @Test
+    void a_bulk_action_s_lease_is_a_minute_unless_configured_and_at_least_five_seconds() {
+        assertThat(read().bulkLease()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(read("cyclium.bulk.lease-seconds", "6").bulkLease()).isEqualTo(Duration.ofSeconds(6));
+        assertThatThrownBy(() -> read("cyclium.bulk.lease-seconds", "1")).isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("cyclium.bulk.lease-seconds = 1 is out of range: allowed are 5 to 3600 seconds");
+    }
 }

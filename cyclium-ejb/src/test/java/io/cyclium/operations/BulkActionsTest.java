@@ -215,21 +215,26 @@ class BulkActionsTest {
     static final class NodeDied extends Error {
     }
 
+    /** {@code real}, on a node that dies right after the effect of its {@code n}th item, before recording it. */
+    private static BulkActions.Operation diesAfter(int n, BulkActions.Operation real) {
+        AtomicInteger calls = new AtomicInteger();
+        return (kind, id, by) -> {
+            String r = real.apply(kind, id, by);
+            if (calls.incrementAndGet() == n) {
+                throw new NodeDied();
+            }
+            return r;
+        };
+    }
+
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
     void another_node_continues_an_action_whose_node_died_and_no_item_is_done_twice(Vendor vendor) {
         TestJpa db = own.open(vendor);
         List<String> blocked = episodes(db, "blocked", 120, 0);
-        AtomicInteger calls = new AtomicInteger();
         BulkActions.Operation real = cancel(db);
         // node A dies right after canceling its 70th episode, before recording it
-        BulkActions a = node(db, "node-a", (kind, id, by) -> {
-            String r = real.apply(kind, id, by);
-            if (calls.incrementAndGet() == 70) {
-                throw new NodeDied();
-            }
-            return r;
-        }, 1_000);
+        BulkActions a = node(db, "node-a", diesAfter(70, real), 1_000);
         BulkActions b = node(db, "node-b", real, 1_000);
         BulkActions.Accepted accepted = a.start(BulkKind.CANCEL, sweeper(), 120L, null, "alice");
         String id = accepted.view().id();
@@ -309,5 +314,143 @@ class BulkActionsTest {
         assertThat(items).extracting(BulkItemView::result).containsExactly("done", "failed", "done");
         assertThat(items.get(1).reason()).startsWith("IllegalStateException: adapter down (server log error ");
         assertThat(bulk.find(accepted.view().id()).orElseThrow().status()).isEqualTo("done");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_cancel_through_another_node_stops_the_processing_node_at_its_next_item_and_skips_the_rest(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        List<String> blocked = episodes(db, "blocked", 120, 0);
+        BulkActions.Operation real = cancel(db);
+        BulkActions b = node(db, "node-b", real, 1_000);
+        AtomicInteger calls = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<String> actionId = new java.util.concurrent.atomic.AtomicReference<>();
+        // while node A works on its 30th item, an operator cancels the action through node B
+        BulkActions a = node(db, "node-a", (kind, id, by) -> {
+            String r = real.apply(kind, id, by);
+            if (calls.incrementAndGet() == 30) {
+                BulkActionView canceled = b.cancel(actionId.get());
+                assertThat(canceled.status()).isEqualTo("canceled");
+                assertThat(canceled.pending()).as("the item in A's hand is still open").isEqualTo(1);
+            }
+            return r;
+        }, 1_000);
+        BulkActions.Accepted accepted = a.start(BulkKind.CANCEL, sweeper(), 120L, null, "alice");
+        actionId.set(accepted.view().id());
+
+        a.process(accepted.view().id(), accepted.fence());
+
+        assertThat(calls).as("A took no item after the cancel").hasValue(30);
+        BulkActionView view = b.find(accepted.view().id()).orElseThrow();
+        assertThat(view.status()).isEqualTo("canceled");
+        assertThat(view.finishedAt()).isNotNull();
+        assertThat(List.of(view.done(), view.skipped(), view.failed(), view.pending())).containsExactly(30L, 90L, 0L, 0L);
+        List<BulkItemView> items = b.items(view.id(), 0, null, 200);
+        assertThat(items.subList(0, 30)).allSatisfy(i -> assertThat(i.reason()).isEqualTo("canceled"));
+        assertThat(items.subList(30, 120)).allSatisfy(i -> {
+            assertThat(i.result()).isEqualTo("skipped");
+            assertThat(i.reason()).isEqualTo("action canceled");
+            assertThat(i.finishedAt()).isNotNull();
+        });
+        for (BulkItemView i : items) {
+            assertThat(status(db, i.episodeId())).isEqualTo(i.itemNo() <= 30 ? "canceled" : "blocked");
+            AtomicInteger times = canceled.get(i.episodeId());
+            assertThat(times == null ? 0 : times.get()).as("canceled once, or never: " + i.episodeId())
+                    .isEqualTo(i.itemNo() <= 30 ? 1 : 0);
+        }
+        assertThat(blocked).hasSize(120);
+        assertThat(b.continueOrphans(5)).as("a canceled action is nobody's orphan").isZero();
+        assertThat(b.find(view.id()).orElseThrow().skipped()).isEqualTo(90);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void cancelling_a_finished_or_canceled_action_names_its_status_and_an_unknown_one_is_not_found(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        episodes(db, "blocked", 2, 0);
+        BulkActions bulk = node(db, "node-a", cancel(db), 100);
+        BulkActions.Accepted accepted = bulk.start(BulkKind.CANCEL, sweeper(), 2L, null, "alice");
+        bulk.process(accepted.view().id(), accepted.fence());
+
+        assertThatThrownBy(() -> bulk.cancel(accepted.view().id())).isInstanceOfSatisfying(Problem.class, p -> {
+            assertThat(p.status()).isEqualTo(409);
+            assertThat(p.getMessage()).contains("is done: only a running one can be canceled");
+        });
+        assertThatThrownBy(() -> bulk.cancel("no-such-action")).isInstanceOfSatisfying(Problem.class,
+                p -> assertThat(p.status()).isEqualTo(404));
+
+        episodes(db, "blocked", 1, 10);
+        BulkActions.Accepted second = bulk.start(BulkKind.CANCEL, BulkFilters.of(Map.of("actor", "sweeper", "status", "blocked")),
+                1L, null, "alice");
+        bulk.cancel(second.view().id());
+        assertThatThrownBy(() -> bulk.cancel(second.view().id())).isInstanceOfSatisfying(Problem.class,
+                p -> assertThat(p.getMessage()).contains("is canceled"));
+        bulk.process(second.view().id(), second.fence());
+        assertThat(bulk.find(second.view().id()).orElseThrow().skipped()).as("nothing ran after the cancel").isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void an_item_a_dead_node_left_working_in_a_canceled_action_is_skipped_once_its_lease_lapsed(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        episodes(db, "blocked", 10, 0);
+        BulkActions.Operation real = cancel(db);
+        BulkActions a = node(db, "node-a", diesAfter(4, real), 100);
+        BulkActions b = node(db, "node-b", real, 100);
+        BulkActions.Accepted accepted = a.start(BulkKind.CANCEL, sweeper(), 10L, null, "alice");
+        String id = accepted.view().id();
+        assertThatThrownBy(() -> a.process(id, accepted.fence())).isInstanceOf(NodeDied.class);
+
+        b.cancel(id);
+        assertThat(b.find(id).orElseThrow().pending()).as("the 4th may still be recorded by its holder").isEqualTo(1);
+        b.continueOrphans(5);
+        assertThat(b.find(id).orElseThrow().pending()).as("not while its lease runs").isEqualTo(1);
+        clock.advance(BulkActions.LEASE.plusSeconds(1));
+        b.continueOrphans(5);
+
+        BulkActionView view = b.find(id).orElseThrow();
+        assertThat(List.of(view.done(), view.skipped(), view.pending())).containsExactly(3L, 7L, 0L);
+        assertThat(b.items(id, 3, null, 1).get(0).reason()).isEqualTo("action canceled after an interrupted attempt: it may"
+                + " have been done");
+        assertThat(view.status()).isEqualTo("canceled");
+    }
+
+    /** PostgreSQL only: this database's committed transactions and updated rows so far (null elsewhere). */
+    private static long[] transactions(TestJpa db) {
+        if (db.vendor() != io.cyclium.store.DatabaseVendor.POSTGRESQL) {
+            return null;
+        }
+        try {
+            Thread.sleep(11_000); // an idle backend reports its counts within 10 s (PostgreSQL 15)
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Object[] row = db.inNewTransaction(em -> (Object[]) em.createNativeQuery("SELECT xact_commit, tup_updated FROM"
+                + " pg_stat_database WHERE datname = current_database()").getSingleResult());
+        return new long[] {((Number) row[0]).longValue(), ((Number) row[1]).longValue()};
+    }
+
+    /**
+     * Not a check: how many items per second one node processes (a bulk cancel of blocked
+     * episodes), printed as [figures]. {@code -Dbulk.rate=true} runs it.
+     */
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(value = Vendor.class, names = {"POSTGRESQL", "MARIADB"})
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "bulk.rate", matches = "true")
+    void items_per_second_on_one_node(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        int n = Integer.getInteger("bulk.rate.items", 1_000);
+        episodes(db, "blocked", n, 0);
+        BulkActions bulk = node(db, "node-a", cancel(db), n);
+        BulkActions.Accepted accepted = bulk.start(BulkKind.CANCEL, sweeper(), (long) n, null, "alice");
+        long[] before = transactions(db);
+        long t0 = System.nanoTime();
+        bulk.process(accepted.view().id(), accepted.fence());
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long[] after = transactions(db);
+        assertThat(bulk.find(accepted.view().id()).orElseThrow().done()).isEqualTo(n);
+        System.out.printf("[figures] bulk cancel of %d on %s, one node: %.1f s, %.0f items/s%s%n", n, vendor, seconds, n / seconds,
+                before == null ? "" : String.format(", per item %.2f commits and %.2f rows updated (this database's"
+                        + " pg_stat_database)", (after[0] - before[0]) / (double) n, (after[1] - before[1]) / (double) n));
     }
 }

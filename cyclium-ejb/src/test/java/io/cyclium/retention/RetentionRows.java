@@ -1,5 +1,11 @@
 package io.cyclium.retention;
 
+import io.cyclium.operations.BulkItemResult;
+import io.cyclium.operations.BulkKind;
+import io.cyclium.operations.BulkStore;
+import io.cyclium.store.DatabaseTime;
+import java.time.Duration;
+import java.util.List;
 import io.cyclium.episode.EpisodeStatus;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.episode.NewEpisode;
@@ -43,6 +49,34 @@ final class RetentionRows {
     void ageFinished(String id, long ageSeconds) {
         db.run(em -> new NativeSql().sql("UPDATE cyclium_episodes SET finished_at = ")
                 .around(-ageSeconds, db.vendor()::utcNowPlusSeconds).sql(" WHERE id = ").value(id).executeUpdate(em));
+    }
+
+    /**
+     * A bulk action over {@code items} made-up episode ids, stored through BulkStore, then finished
+     * ({@code done}: every item recorded; {@code canceled}: canceled before any) or left
+     * {@code running}; its times are then moved {@code ageSeconds} into the past.
+     */
+    String bulkAction(String status, int items, long ageSeconds) {
+        String id = UUID.randomUUID().toString();
+        BulkStore store = new BulkStore(DatabaseTime.of(db.vendor()));
+        List<String> targets = java.util.stream.IntStream.range(0, items).mapToObj(i -> UUID.randomUUID().toString()).toList();
+        db.run(em -> store.insert(em, id, BulkKind.CANCEL, "{}", "test", "node-t", Duration.ofMinutes(1), targets));
+        switch (status) {
+            case BulkStore.DONE -> db.run(em -> {
+                for (int i = 1; i <= items; i++) {
+                    store.take(em, id, i, 1);
+                    store.record(em, id, i, 1, BulkItemResult.DONE, "canceled");
+                }
+                store.finish(em, id, 1);
+            });
+            case BulkStore.CANCELED -> db.run(em -> store.cancel(em, id));
+            case BulkStore.RUNNING -> { }
+            default -> throw new IllegalArgumentException(status);
+        }
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_bulk_actions SET created_at = ")
+                .around(-ageSeconds, db.vendor()::utcNowPlusSeconds).sql(", finished_at = CASE WHEN finished_at IS NULL THEN NULL ELSE ")
+                .around(-ageSeconds, db.vendor()::utcNowPlusSeconds).sql(" END WHERE id = ").value(id).executeUpdate(em));
+        return id;
     }
 
     void ageArchived(String id, long ageSeconds) {

@@ -141,6 +141,30 @@ class RetentionStoreTest {
 
     @ParameterizedTest
     @EnumSource(Vendor.class)
+    void finished_bulk_actions_past_the_purge_window_are_deleted_with_their_items_running_ones_never(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        RetentionRows rows = new RetentionRows(db);
+        RetentionChunks chunks = new RetentionChunks(db, new RetentionStore(db.vendor()));
+        String doneOld = rows.bulkAction("done", 3, 31 * DAY);
+        String canceledOld = rows.bulkAction("canceled", 2, 31 * DAY);
+        String runningOld = rows.bulkAction("running", 2, 31 * DAY);
+        String doneRecent = rows.bulkAction("done", 1, 29 * DAY);
+        String run = newRun(db, chunks.store());
+
+        chunks.runStep(run, RetentionStep.PRUNE_BULK_ACTIONS, Duration.ofDays(30), 50, () -> { });
+
+        for (String gone : new String[] {doneOld, canceledOld}) {
+            assertThat(rows.count("cyclium_bulk_actions", "id = '" + gone + "'")).isZero();
+            assertThat(rows.count("cyclium_bulk_items", "action_id = '" + gone + "'")).as("its items go with it").isZero();
+        }
+        assertThat(rows.count("cyclium_bulk_actions", "id = '" + runningOld + "'")).as("running, whatever its age").isOne();
+        assertThat(rows.count("cyclium_bulk_items", "action_id = '" + runningOld + "'")).isEqualTo(2);
+        assertThat(rows.count("cyclium_bulk_actions", "id = '" + doneRecent + "'")).as("inside the window").isOne();
+        assertThat(rows.count("cyclium_bulk_items", "action_id = '" + doneRecent + "'")).isOne();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
     void a_step_stopped_mid_way_resumes_after_its_checkpoint_reading_and_archiving_every_row_exactly_once(Vendor vendor) {
         try (TestDatabase fresh = TestDatabase.create(vendor); TestJpa db = new TestJpa(fresh)) {
             RetentionRows rows = new RetentionRows(db);

@@ -32,7 +32,8 @@ import java.util.List;
 /**
  * Bulk actions by filter: preview what a filter matches (changes nothing; viewers may too), start
  * an action confirmed against that preview (admin; audited as {@code bulk.start}), read one with
- * its progress and a page of its per-item results, list them.
+ * its progress and a page of its per-item results, list them, cancel a running one (admin; audited
+ * as {@code bulk.cancel}).
  */
 @Path("bulk-actions")
 @RequestScoped
@@ -71,6 +72,16 @@ public class BulkActionResource {
                     operator.operator().user());
         });
         return Response.accepted(started).location(uri.getAbsolutePathBuilder().path(started.id()).build()).build();
+    }
+
+    /**
+     * Cancels a running action (admin; audited as {@code bulk.cancel}): its items not yet processed
+     * are skipped, the node working on it stops at its next item. 404 unknown, 409 not running.
+     */
+    @POST
+    @Path("{id}/cancel")
+    public BulkActionView cancel(@PathParam("id") String id) {
+        return operator.perform(AuditAction.BULK_CANCEL, id, () -> bulk.cancel(id));
     }
 
     @GET

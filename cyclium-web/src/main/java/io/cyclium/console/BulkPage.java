@@ -1,5 +1,6 @@
 package io.cyclium.console;
 
+import io.cyclium.audit.AuditAction;
 import io.cyclium.operations.BulkActionView;
 import io.cyclium.operations.BulkCommands;
 import io.cyclium.operations.BulkItemResult;
@@ -17,7 +18,8 @@ import java.util.stream.Collectors;
 /**
  * Backs bulk.xhtml: one bulk action (?id=) with its progress and a page of its per-item results
  * (?result= for one kind, ?after= for the next page), refreshed every 2 s while it runs; without
- * an id, the newest actions. Read-only: viewers see it too.
+ * an id, the newest actions. Viewers see it too; an admin may cancel a running action here (the
+ * same command as the API's, audited as bulk.cancel).
  */
 @Named("bulkPage")
 @ViewScoped
@@ -30,6 +32,9 @@ public class BulkPage implements Serializable {
 
     @Inject
     BulkCommands bulk;
+
+    @Inject
+    ConsoleUser user;
 
     private String id;
     private String result;
@@ -57,6 +62,14 @@ public class BulkPage implements Serializable {
             action = null;
             missing = p.getMessage();
         }
+    }
+
+    /** Cancels the running action wherever it is processed (admin); the rest of its items are skipped. */
+    public void cancel() {
+        if (user.act("cancel bulk action", AuditAction.BULK_CANCEL, id, () -> bulk.cancel(id)) != null) {
+            ConsoleMessages.info("Bulk action canceled: the items not yet processed are skipped.");
+        }
+        load();
     }
 
     /** Percent of the items with a final result, for the progress bar. */

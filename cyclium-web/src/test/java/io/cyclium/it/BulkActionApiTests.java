@@ -195,4 +195,63 @@ interface BulkActionApiTests {
         assertThat(adminExpecting(base, "GET", "api/bulk-actions/" + id + "?after=2", null, 200).getJsonArray("items"))
                 .hasSize(1);
     }
+
+    @Test
+    @RunAsClient
+    default void a_cancel_of_a_running_bulk_action_skips_its_unprocessed_items_and_a_second_cancel_is_a_409(
+            @ArquillianResource URL base) throws Exception {
+        Waiting w = waiters(base, 60);
+        JsonObject started = adminExpecting(base, "POST", "api/bulk-actions",
+                "{\"action\":\"cancel\",\"filter\":" + w.filter() + ",\"expectedCount\":60}", 202);
+        String id = started.getString("id");
+
+        // sent at once: the node takes three transactions per item, 60 items take far longer than this request
+        HttpResponse<String> canceled = admin(base, "POST", "api/bulk-actions/" + id + "/cancel", null);
+        assertThat(canceled.statusCode()).as(canceled.body()).isEqualTo(200);
+        assertThat(json(canceled).asJsonObject().getString("status")).isEqualTo("canceled");
+
+        JsonObject page = Await.until(Duration.ofSeconds(20), "no item of " + id + " open", () -> {
+            try {
+                JsonObject p = adminExpecting(base, "GET", "api/bulk-actions/" + id + "?limit=500", null, 200);
+                return p.getJsonObject("action").getInt("pending") == 0 ? p : null;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        JsonObject action = page.getJsonObject("action");
+        assertThat(action.getString("status")).isEqualTo("canceled");
+        assertThat(action.getInt("skipped")).as(action.toString()).isPositive();
+        assertThat(action.getInt("done") + action.getInt("skipped")).as(action.toString()).isEqualTo(60);
+        int stillBlocked = 0;
+        for (jakarta.json.JsonValue v : page.getJsonArray("items")) {
+            JsonObject item = v.asJsonObject();
+            String episode = status(base, item.getString("episodeId"));
+            if (item.getString("result").equals("skipped")) {
+                assertThat(item.getString("reason")).isEqualTo("action canceled");
+                assertThat(episode).as("not acted on after the cancel").isEqualTo("blocked");
+                stillBlocked++;
+            } else {
+                assertThat(episode).isEqualTo("canceled");
+            }
+        }
+        assertThat(stillBlocked).isEqualTo(action.getInt("skipped"));
+
+        HttpResponse<String> again = admin(base, "POST", "api/bulk-actions/" + id + "/cancel", null);
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+        assertThat(json(again).asJsonObject().getString("error")).contains("is canceled");
+        adminExpecting(base, "POST", "api/bulk-actions/" + UUID.randomUUID() + "/cancel", null, 404);
+        List<String> audited = json(admin(base, "GET", "api/audit?action=bulk.cancel&subject=" + id, null)).asJsonArray()
+                .stream().map(v -> v.asJsonObject()).map(a -> a.getString("user") + " " + a.getString("outcome") + " "
+                        + a.getString("detail", "")).toList();
+        assertThat(audited).as("newest first: the second cancel refused, the first ok with what it did").hasSize(2);
+        assertThat(audited.get(0)).startsWith("admin refused ");
+        assertThat(audited.get(1)).startsWith("admin ok cancel of 60 episodes: ").contains(action.getInt("skipped")
+                + " not yet processed skipped");
+        HttpResponse<String> asViewer = ApiCalls.send(base, "POST", "api/bulk-actions/" + id + "/cancel", ConsoleUsers.viewer(),
+                null);
+        assertThat(asViewer.statusCode()).isEqualTo(403);
+
+        adminExpecting(base, "POST", "api/bulk-actions", "{\"action\":\"cancel\",\"filter\":" + w.filter()
+                + ",\"expectedCount\":60}", 202); // leaves nothing blocked behind
+    }
 }

@@ -378,6 +378,10 @@ interface CommandLineClientTests {
         assertThat(shown.getJsonObject("action").getInt("done")).isEqualTo(2);
         assertThat(shown.getJsonArray("items")).hasSize(2);
         assertThat(succeeded(cyclium(base, "bulk", "list", "--limit", "50")).out()).contains(actionId);
+        Run stopFinished = cyclium(base, "bulk", "stop", actionId);
+        assertThat(stopFinished.exit()).as(stopFinished.err()).isEqualTo(1);
+        assertThat(stopFinished.err()).contains("HTTP 409", "is done: only a running one can be canceled");
+        assertThat(cyclium(base, "bulk", "stop").exit()).isEqualTo(2);
         Run nothingLeft = cyclium(base, concat(new String[] {"bulk", "cancel"}, filter, new String[] {"--yes"}));
         assertThat(nothingLeft.exit()).isEqualTo(1);
         assertThat(nothingLeft.err()).contains("no episode matches the filter");

@@ -174,7 +174,7 @@ class OperationsIT {
         assertThat(run.getJsonObject("run").getString("requestedBy")).isEqualTo("admin");
         assertThat(run.getJsonArray("steps").stream().map(v -> v.asJsonObject().getString("step") + ":" + v.asJsonObject().getString("status")))
                 .containsExactly("archive-episodes:completed", "purge-episodes:completed", "prune-claims:completed",
-                        "prune-trigger-requests:completed", "prune-audit:completed");
+                        "prune-trigger-requests:completed", "prune-audit:completed", "prune-bulk-actions:completed");
         assertThat(run.getJsonArray("steps").getJsonObject(1).getJsonNumber("written").longValue()).isGreaterThanOrEqualTo(1);
         try (Connection c = MicroDeployment.database(); PreparedStatement s = c.prepareStatement(
                 "SELECT (SELECT COUNT(*) FROM cyclium_episodes WHERE id = ?) + (SELECT COUNT(*) FROM cyclium_episode_steps WHERE episode_id = ?)")) {

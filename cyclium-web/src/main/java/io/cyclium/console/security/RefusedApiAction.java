@@ -54,6 +54,7 @@ final class RefusedApiAction {
             route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/retry", AuditAction.INSTANCE_STEP_RETRY),
             route("POST", "/workflow-instances/" + ID + "/steps/[^/]+/approve", AuditAction.INSTANCE_STEP_APPROVE),
             route("POST", "/bulk-actions", AuditAction.BULK_START),
+            route("POST", "/bulk-actions/" + ID + "/cancel", AuditAction.BULK_CANCEL),
             route("POST", "/workflow-instances/" + ID + "/signals/[^/]+", AuditAction.INSTANCE_SIGNAL));
 
     /** The action and its subject (null when the action has none; {@link #THIS_NODE} for the node). */
