@@ -1,6 +1,7 @@
 package io.cyclium.bench;
 
 import io.cyclium.bench.actors.BenchActor;
+import io.cyclium.bench.limited.LimitedBenchActor;
 import io.cyclium.cluster.ClusterHarness;
 import io.cyclium.cluster.ClusterNode;
 import io.cyclium.cluster.HarnessDatabase;
@@ -41,7 +42,10 @@ import java.util.concurrent.Future;
  * the JVMs and of PostgreSQL (from {@code /proc}), statements and transactions per episode (from
  * {@code pg_stat_statements}, the nodes' user only), heartbeat statements per tick, and checks that
  * no dedupe key has two episodes and every episode has exactly one completion row. Rounds are
- * interleaved; the summary gives median and spread (min–max) of each figure.
+ * interleaved; the summary gives median and spread (min–max) of each figure. {@code
+ * -Dbench.compare-limits=true} runs this build twice per round, interleaved: without flow control,
+ * and with a concurrency key and a cluster-wide actor limit declared that never bind (what issue
+ * #35 asks a limit to cost when it does not bind: within 10 %).
  *
  * <pre>mvn -q -B -pl cyclium-web -am package -DskipTests
  * mvn -q -B -o -pl cyclium-web test-compile exec:java -Dexec.classpathScope=test \
@@ -80,11 +84,17 @@ public final class ThroughputBench {
         // to interleave with it, so that a before/after ratio comes from one run on one machine state
         Map<String, Path> wars = new LinkedHashMap<>();
         String compare = System.getProperty("bench.compare-war");
-        if (compare != null) {
-            wars.put("before", warWith(Path.of(compare), "cyclium-bench-before.war"));
+        Path product = Path.of(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
+        if (Boolean.getBoolean("bench.compare-limits")) {
+            // the same build twice: without flow control, and with limits declared that never bind
+            wars.put("no limit", warWith(product, "cyclium-bench.war", false));
+            wars.put("limits declared", warWith(product, "cyclium-bench-limited.war", true));
+        } else {
+            if (compare != null) {
+                wars.put("before", warWith(Path.of(compare), "cyclium-bench-before.war", false));
+            }
+            wars.put(compare != null ? "after" : "this build", warWith(product, "cyclium-bench.war", false));
         }
-        wars.put(compare != null ? "after" : "this build",
-                warWith(Path.of(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war")), "cyclium-bench.war"));
         Map<String, List<Double>> figures = new LinkedHashMap<>();
         System.out.println("[bench] firing threads " + FIRE_THREADS + "; warm-up " + WARMUP + " episodes per node and "
                 + WARMUP + " executions of db-scheduler, " + HTTP_WARMUP + " POSTs before the HTTP phases");
@@ -167,14 +177,21 @@ public final class ThroughputBench {
         }
     }
 
-    /** A product Micro WAR plus the benchmark's actor, written beside the harness's WARs. */
-    private static Path warWith(Path product, String name) {
+    /**
+     * A product Micro WAR plus the benchmark's actor, written beside the harness's WARs; {@code limited}:
+     * the actor with limits declared that never bind ({@link LimitedBenchActor}) instead.
+     */
+    private static Path warWith(Path product, String name, boolean limited) {
         java.io.File out = new java.io.File("target/cluster/" + name);
         out.getParentFile().mkdirs();
-        org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
+        org.jboss.shrinkwrap.api.spec.WebArchive war = org.jboss.shrinkwrap.api.ShrinkWrap
+                .create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
                 .importFrom(product.toFile()).as(org.jboss.shrinkwrap.api.spec.WebArchive.class)
-                .addPackage(BenchActor.class.getPackage())
-                .as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(out, true);
+                .addPackage(BenchActor.class.getPackage());
+        if (limited) {
+            war.deleteClass(BenchActor.class).addClass(LimitedBenchActor.class);
+        }
+        war.as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(out, true);
         return out.toPath();
     }
 
