@@ -21,6 +21,15 @@ public interface EpisodeLauncher {
      */
     boolean insert(NewEpisode episode, Consumer<Boolean> settled);
 
+    /**
+     * {@link #insert}, with {@code admission} taken in the same transaction once the row is in:
+     * not admitted, the row is marked waiting in this node's queue (as {@link #markQueued} does),
+     * still in that transaction.
+     */
+    default boolean insert(NewEpisode episode, InsertAdmission admission, Consumer<Boolean> settled) {
+        throw new IllegalStateException("this launcher cannot admit episodes as it stores them: " + getClass().getName());
+    }
+
     /** Starts a task for the episode on this node. */
     void start(String episodeId, RunSnapshot given, boolean resume, HeldClaim handedClaim, Runnable exited);
 

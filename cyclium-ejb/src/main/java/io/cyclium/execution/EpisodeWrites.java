@@ -345,6 +345,8 @@ final class EpisodeWrites {
         }
         boolean[] settledHere = new boolean[1];
         boolean[] goesOn = new boolean[1];
+        // read once: the runtime adds an episode before its task starts and removes it only after
+        boolean releasing = env.heldSlots().holds(episodeId);
         List<Optional<Runnable>> advanced = new ArrayList<>(1);
         Reruns reruns = new Reruns();
         try {
@@ -371,6 +373,10 @@ final class EpisodeWrites {
                     }
                     settledHere[0] = settled.isPresent();
                 }
+                if (releasing && settles.getAsBoolean()) {
+                    // the run leaves (ends, or sleeps and waits elsewhere): its concurrency slots go with this commit
+                    env.heldSlots().releaseIn(em, episodeId);
+                }
                 if (ending != null) {
                     advanced.add(env.advancement().inTerminalWrite(em, ending));
                 }
@@ -379,6 +385,9 @@ final class EpisodeWrites {
             });
             claimSettled = done && settledHere[0];
             goesOn[0] = done && !settles.getAsBoolean();
+            if (done && releasing && !goesOn[0]) {
+                env.heldSlots().released(episodeId);
+            }
             if (done && !advanced.isEmpty() && advanced.get(0).isPresent()) {
                 advancedInCommit = true;
                 afterCommit(advanced.get(0).get());

@@ -66,6 +66,11 @@ public final class LocalRunner implements EpisodeLauncher {
      */
     @Override
     public boolean insert(NewEpisode episode, Consumer<Boolean> settled) {
+        return insert(episode, null, settled);
+    }
+
+    @Override
+    public boolean insert(NewEpisode episode, InsertAdmission admission, Consumer<Boolean> settled) {
         // settled may run inside inCallerTransaction (our own transaction commits as it returns):
         // it reads whether the insert won from here, written before the commit.
         AtomicBoolean won = new AtomicBoolean();
@@ -93,12 +98,16 @@ public final class LocalRunner implements EpisodeLauncher {
                 // Taken for a duplicate here, it would never start and never be answered as stored.
                 lease.set(earlier);
                 won.set(true);
+                admit(em, episode, admission, true);
                 return true;
             }
             won.set(env.store().insert(em, episode));
             if (won.get() && runsHereNow) {
                 env.claims().claimFirstIn(em, EpisodeClaimKey.of(episode.dedupeKey(), episode.id()), "episode")
                         .ifPresent(lease::set);
+            }
+            if (won.get()) {
+                admit(em, episode, admission, false);
             }
             reruns.ran(em);
             return won.get();
@@ -113,6 +122,13 @@ public final class LocalRunner implements EpisodeLauncher {
             }
             settled.accept(ours);
         });
+    }
+
+    /** The admission (none: nothing to take), and the row marked queued here when it says no. */
+    private void admit(jakarta.persistence.EntityManager em, NewEpisode episode, InsertAdmission admission, boolean again) {
+        if (admission != null && !admission.admit(em, episode.id(), again)) {
+            env.store().markQueued(em, episode.id(), env.node());
+        }
     }
 
     @Override

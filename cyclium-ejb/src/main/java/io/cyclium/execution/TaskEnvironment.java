@@ -21,11 +21,20 @@ import java.util.function.Consumer;
  * @param advancement   what a workflow step's terminal write also does in its transaction
  *                      ({@link StepAdvancement#NONE}: nothing, the terminal event does it after)
  * @param waits         the rows of sleeps, waits and kept signals (due times on the database clock)
+ * @param heldSlots     the cluster-wide concurrency slots a terminal write gives back in its transaction
  */
 public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims,
         ConvergeEffects effects, Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
         Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing, StepAdvancement advancement,
-        WaitStore waits) {
+        WaitStore waits, HeldSlots heldSlots) {
+
+    public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
+            Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
+            Consumer<EpisodeProgressed> progressed, Duration writePatience, Tracing tracing, StepAdvancement advancement,
+            WaitStore waits) {
+        this(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed, writePatience, tracing,
+                advancement, waits, HeldSlots.NONE);
+    }
 
     public TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategies, ClaimGate claims, ConvergeEffects effects,
             Consumer<EpisodeFinished> finished, Clock clock, String node, Telemetry telemetry,
@@ -56,25 +65,31 @@ public record TaskEnvironment(Tx tx, EpisodeStore store, StrategyLookup strategi
     /** The same environment with another patience for writes. */
     public TaskEnvironment withWritePatience(Duration patience) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                patience, tracing, advancement, waits);
+                patience, tracing, advancement, waits, heldSlots);
     }
 
     /** The same environment with spans. */
     public TaskEnvironment withTracing(Tracing other) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                writePatience, other, advancement, waits);
+                writePatience, other, advancement, waits, heldSlots);
     }
 
     /** The same environment whose workflow steps' terminal writes advance their instances with {@code other}. */
     public TaskEnvironment withAdvancement(StepAdvancement other) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                writePatience, tracing, other, waits);
+                writePatience, tracing, other, waits, heldSlots);
     }
 
     /** The same environment with another wait store (tests: due times on a test clock). */
     public TaskEnvironment withWaits(WaitStore other) {
         return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
-                writePatience, tracing, advancement, other);
+                writePatience, tracing, advancement, other, heldSlots);
+    }
+
+    /** The same environment whose terminal writes give back the slots {@code other} says an episode holds. */
+    public TaskEnvironment withHeldSlots(HeldSlots other) {
+        return new TaskEnvironment(tx, store, strategies, claims, effects, finished, clock, node, telemetry, progressed,
+                writePatience, tracing, advancement, waits, other);
     }
 
     /** Without anyone told of journal rows as they are written (tests, tools). */

@@ -157,11 +157,15 @@ public class ActorHost {
                 .handOverDeadline(Duration.ofSeconds(config.leaseSeconds()));
         // A task keeps trying a write through a database outage for two leases (its lease cannot
         // be taken from it before it has lapsed), then gives the episode up to recovery.
+        // cluster-wide limits: taken in a fresh episode's storing transaction or on their own, given
+        // back in its terminal write (the task environment's held slots)
+        ClusterConcurrency concurrency = new ClusterConcurrency(tx, vendor, identity.name());
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
                 Duration.ofSeconds(2L * config.leaseSeconds()), tracing)
                 // a task that blocks with a due time sets this node's alarm (RecoverySweep's DueWakeTimer)
                 .withWaits(new io.cyclium.episode.WaitStore(vendor).withAlarm(waitAlarm))
+                .withHeldSlots(concurrency)
                 // read at each terminal write: the workflows are wired after the runtimes start
                 .withAdvancement(new StepAdvancement() {
                     @Override
@@ -180,7 +184,6 @@ public class ActorHost {
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));
-        ConcurrencyGate concurrency = new ClusterConcurrency(tx, vendor, identity.name());
         for (ActorDefinition def : discovery.definitions()) {
             if (!config.demoEnabled() && def.beanClass().getName().startsWith("io.cyclium.demo.")) {
                 notRunningWhy.put(def.id(), "demo actors are off (cyclium.demo.enabled=false)");

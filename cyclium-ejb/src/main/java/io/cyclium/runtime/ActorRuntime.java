@@ -410,6 +410,7 @@ public final class ActorRuntime {
         CircuitBreaker breaker = breakers.get(exp.id());
         boolean probe;
         boolean runNow;
+        boolean admitOnInsert;
         synchronized (this) {
             if (!accepting) {
                 return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
@@ -429,6 +430,9 @@ public final class ActorRuntime {
             boolean limited = !defer && gate != ConcurrencyGate.NONE && (definition.limited(exp) || definition.rateLimited(exp)
                     || request.stepKey() != null);
             runNow = !defer && !paused && !limited && slots.tryReserve();
+            // with nothing waiting here, a limited episode takes its slots in the transaction that
+            // stores it (no transaction of its own) and starts at once when they are free
+            admitOnInsert = limited && !paused && slots.tryReserveIdle();
             if (!defer && !runNow && !paused && !limited && definition.overflow() == Overflow.DROP) {
                 probeNotRun(probe, breaker);
                 count("episode_dropped", exp);
@@ -436,8 +440,35 @@ public final class ActorRuntime {
             }
         }
         Runnable uncool = admission.fired(exp, request.trigger());
-        NewEpisode episode = newEpisode(request, defer, runNow);
-        return defer ? defer(episode, exp, probe, breaker, uncool) : insert(episode, exp, runNow, probe, breaker, uncool);
+        NewEpisode episode = newEpisode(request, defer, runNow || admitOnInsert);
+        if (defer) {
+            return defer(episode, exp, probe, breaker, uncool);
+        }
+        return insert(episode, exp, runNow, admitOnInsert ? new Admission(episode, exp) : null, probe, breaker, uncool);
+    }
+
+    /**
+     * A fresh limited episode's cluster-wide slots and rate tokens, taken in its storing
+     * transaction ({@link ConcurrencyGate#admitIn}); {@code admitted} is the answer of the run
+     * that committed (a failed shared batch runs the store again: each run overwrites it).
+     */
+    private final class Admission implements io.cyclium.execution.InsertAdmission {
+        final List<ConcurrencySlot> limits;
+        final List<RateLimit> rates;
+        final int priority;
+        volatile boolean admitted;
+
+        Admission(NewEpisode episode, ExpectationDefinition exp) {
+            this.limits = ConcurrencySlot.stepFirst(stepSlot(episode.stepKey()), limitsOf(exp, episode.concurrencyKey()));
+            this.rates = ratesOf(exp, episode.concurrencyKey());
+            this.priority = episode.priority();
+        }
+
+        @Override
+        public boolean admit(jakarta.persistence.EntityManager em, String episodeId, boolean again) {
+            admitted = gate.admitIn(em, episodeId, limits, rates, !again) == ConcurrencyGate.ADMITTED;
+            return admitted;
+        }
     }
 
     private NewEpisode newEpisode(FireRequest request, boolean defer, boolean runNow) {
@@ -491,19 +522,19 @@ public final class ActorRuntime {
         return new FireResult(FireResult.Kind.DEFERRED, episode.id(), episode.dedupeKey());
     }
 
-    private FireResult insert(NewEpisode episode, ExpectationDefinition exp, boolean runNow, boolean probe,
-            CircuitBreaker breaker, Runnable uncool) {
+    private FireResult insert(NewEpisode episode, ExpectationDefinition exp, boolean runNow, Admission admitting,
+            boolean probe, CircuitBreaker breaker, Runnable uncool) {
         // Everything after the insert waits for its transaction to settle (host code's, when it fired
         // the trigger inside one): a task started earlier would not find the row. settle() runs once.
         AtomicBoolean settledOnce = new AtomicBoolean();
         Consumer<Boolean> settle = ours -> {
             if (settledOnce.compareAndSet(false, true)) {
-                settle(episode, runNow, ours, probe, breaker, uncool);
+                settle(episode, runNow, admitting, ours, probe, breaker, uncool);
             }
         };
         boolean inserted;
         try {
-            inserted = launcher.insert(episode, settle);
+            inserted = admitting == null ? launcher.insert(episode, settle) : launcher.insert(episode, admitting, settle);
         } catch (RuntimeException e) {
             settle.accept(false);
             throw e;
@@ -513,7 +544,8 @@ public final class ActorRuntime {
             count("episode_deduplicated", exp);
             return new FireResult(FireResult.Kind.DUPLICATE, null, episode.dedupeKey());
         }
-        return new FireResult(runNow ? FireResult.Kind.STARTED : FireResult.Kind.QUEUED, episode.id(), episode.dedupeKey());
+        boolean started = runNow || admitting != null && admitting.admitted;
+        return new FireResult(started ? FireResult.Kind.STARTED : FireResult.Kind.QUEUED, episode.id(), episode.dedupeKey());
     }
 
     /**
@@ -521,10 +553,10 @@ public final class ActorRuntime {
      * the subject's cooldown) back. Counted as created only here, once committed: an insert rolled
      * back with its transaction (host code's, or a batch of events sent again) created nothing.
      */
-    private void settle(NewEpisode episode, boolean runNow, boolean ours, boolean probe, CircuitBreaker breaker,
-            Runnable uncool) {
+    private void settle(NewEpisode episode, boolean runNow, Admission admitting, boolean ours, boolean probe,
+            CircuitBreaker breaker, Runnable uncool) {
         if (!ours) {
-            if (runNow) {
+            if (runNow || admitting != null) {
                 slots.unreserve();
             }
             probeNotRun(probe, breaker);
@@ -538,6 +570,16 @@ public final class ActorRuntime {
                 () -> {
                     if (runNow) {
                         slots.startReserved(episode.id(), freshSnapshot(episode));
+                        return;
+                    }
+                    if (admitting != null) {
+                        if (admitting.admitted) {
+                            slots.startAdmitted(episode.id(), freshSnapshot(episode), admitting.limits, admitting.rates,
+                                    admitting.priority);
+                        } else {
+                            slots.queueReserved(episode.id(), freshSnapshot(episode), admitting.limits, admitting.rates,
+                                    admitting.priority);
+                        }
                         return;
                     }
                     // paused work is kept whole: nothing is shed to make room while a pause holds it

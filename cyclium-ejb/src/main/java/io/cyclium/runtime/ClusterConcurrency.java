@@ -1,22 +1,34 @@
 package io.cyclium.runtime;
 
+import io.cyclium.execution.HeldSlots;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
+import jakarta.persistence.EntityManager;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The cluster-wide {@link ConcurrencyGate}: every decision is a {@link ConcurrencyStore} or
- * {@link RateStore} guard in a transaction of its own, committed before the episode starts, so no
- * node counts anything in its memory. Taking several (an expectation's key, its actor's limit, their
- * rate limits) is all or none: what was taken before one that is full is given back in the same
- * transaction.
+ * {@link RateStore} guard on the database, so no node counts anything in its memory. Taking several
+ * (an expectation's key, its actor's limit, their rate limits) is all or none: what was taken
+ * before one that is full is given back in the same transaction.
+ *
+ * <p>Where: a fresh episode takes them in the transaction that stores it ({@link #admitIn}, the
+ * group commit's), a restart or a queued one in a transaction of its own ({@link #admit}). They go
+ * back in the episode's terminal write (this is the task environment's {@link HeldSlots}), or — a
+ * run that ended without one — in a transaction of its own when its task exits ({@link #release}).
  */
-public final class ClusterConcurrency implements ConcurrencyGate {
+public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     private final Tx tx;
     private final ConcurrencyStore store;
     private final RateStore rates;
     private final String node;
+    /** Episodes running here with slots their terminal write has not given back yet. */
+    private final Set<String> held = ConcurrentHashMap.newKeySet();
+    /** Episodes whose terminal write gave their slots back, until their task exits (which then has nothing to do). */
+    private final Set<String> releasedInCommit = ConcurrentHashMap.newKeySet();
 
     public ClusterConcurrency(Tx tx, DatabaseVendor vendor, String node) {
         this.tx = tx;
@@ -32,39 +44,77 @@ public final class ClusterConcurrency implements ConcurrencyGate {
 
     @Override
     public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits) {
-        return tx.inNewTransaction(em -> {
-            for (int i = 0; i < slots.size(); i++) {
-                if (!store.take(em, slots.get(i), episodeId, node)) {
-                    if (i > 0) {
-                        store.release(em, episodeId); // all or none
-                    }
-                    return LIMIT_FULL;
-                }
-            }
-            for (int i = 0; i < limits.size(); i++) {
-                long due = rates.take(em, limits.get(i));
-                if (due > 0) {
-                    // all or none: the tokens and slots taken before this one go back
-                    for (int j = 0; j < i; j++) {
-                        rates.giveBack(em, limits.get(j));
-                    }
-                    if (!slots.isEmpty()) {
-                        store.release(em, episodeId);
-                    }
-                    return due;
-                }
-            }
-            return ADMITTED;
-        });
+        return tx.inNewTransaction(em -> admit(em, episodeId, slots, limits, false));
     }
 
     @Override
+    public long admitIn(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
+            boolean fresh) {
+        return admit(em, episodeId, slots, limits, fresh);
+    }
+
+    private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
+            boolean fresh) {
+        for (int i = 0; i < slots.size(); i++) {
+            if (!store.take(em, slots.get(i), episodeId, node, fresh)) {
+                if (i > 0) {
+                    store.release(em, episodeId); // all or none
+                }
+                return LIMIT_FULL;
+            }
+        }
+        for (int i = 0; i < limits.size(); i++) {
+            long due = rates.take(em, limits.get(i));
+            if (due > 0) {
+                // all or none: the tokens and slots taken before this one go back
+                for (int j = 0; j < i; j++) {
+                    rates.giveBack(em, limits.get(j));
+                }
+                if (!slots.isEmpty()) {
+                    store.release(em, episodeId);
+                }
+                return due;
+            }
+        }
+        return ADMITTED;
+    }
+
+    @Override
+    public void holding(String episodeId) {
+        held.add(episodeId);
+    }
+
+    /** Gives the slots back unless the episode's terminal write already did. */
+    @Override
     public void release(String episodeId) {
-        tx.run(em -> store.release(em, episodeId));
+        held.remove(episodeId);
+        if (!releasedInCommit.remove(episodeId)) {
+            tx.run(em -> store.release(em, episodeId));
+        }
     }
 
     @Override
     public StoredKeys keysOf(String episodeId) {
         return tx.inNewTransaction(em -> store.keysOf(em, episodeId));
+    }
+
+    // ---- HeldSlots: the terminal write's side ----
+
+    @Override
+    public boolean holds(String episodeId) {
+        return held.contains(episodeId);
+    }
+
+    @Override
+    public void releaseIn(EntityManager em, String episodeId) {
+        store.release(em, episodeId);
+    }
+
+    @Override
+    public void released(String episodeId) {
+        // before the task exits (the same thread wrote it): release() finds the mark
+        if (held.remove(episodeId)) {
+            releasedInCommit.add(episodeId);
+        }
     }
 }

@@ -22,6 +22,12 @@ public interface ConcurrencyGate {
         }
 
         @Override
+        public long admitIn(jakarta.persistence.EntityManager em, String episodeId, List<ConcurrencySlot> slots,
+                List<RateLimit> rates, boolean fresh) {
+            return ADMITTED;
+        }
+
+        @Override
         public void release(String episodeId) {
         }
 
@@ -50,7 +56,24 @@ public interface ConcurrencyGate {
      */
     long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates);
 
-    /** Gives back the slots the episode holds (its run ended, here, whatever the outcome). */
+    /**
+     * {@link #admit} in the caller's transaction: the one that stores a fresh episode
+     * ({@code fresh}: it never held a slot), or runs a store again whose answer was lost.
+     */
+    long admitIn(jakarta.persistence.EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates,
+            boolean fresh);
+
+    /**
+     * The admitted episode now runs here holding its slots: its terminal write gives them back in
+     * its transaction (then {@link #release} has nothing left to do). Nothing by default.
+     */
+    default void holding(String episodeId) {
+    }
+
+    /**
+     * Gives back the slots the episode holds (its run ended, here, whatever the outcome), unless its
+     * terminal write already did.
+     */
     void release(String episodeId);
 
     /**

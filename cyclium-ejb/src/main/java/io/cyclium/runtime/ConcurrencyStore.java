@@ -8,15 +8,23 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The SQL of {@code cyclium_concurrency_slots}, and the one guard of a cluster-wide concurrency
- * limit: {@link #take} INSERTs the lowest slot number below the limit that its read found free,
- * and the primary key (scope, key, slot number) lets exactly one node have each number. So at most
- * {@code limit} episodes of a key hold a slot at once, on any isolation level and however many
- * nodes admit at the same moment: the read only chooses which number to try, and a number another
- * node took meanwhile makes the INSERT add nothing (0 rows: that node won, normal; this episode
- * waits for a later pass). Runs in the caller's transaction.
+ * limit: {@link #take} INSERTs a slot number below the limit, and the primary key (scope, key,
+ * slot number) lets exactly one episode have each number. So at most {@code limit} episodes of a
+ * key hold a slot at once, on any isolation level and however many nodes admit at the same moment:
+ * the read only chooses which number to try, and a number another node took meanwhile makes the
+ * INSERT add nothing (0 rows: that node won, normal). Runs in the caller's transaction.
+ *
+ * <p>Which number: one of the free ones <em>at random</em>, never the lowest. Takers of one key at
+ * the same moment (twenty threads of one node, or several nodes) read the same free numbers; all
+ * trying the lowest, one would win and the others would add nothing and wait for a later pass — a
+ * limit that does not bind would serialise its takers. At random they rarely meet; one that does
+ * tries another free number in the same transaction. A fresh episode under a large limit
+ * ({@link #BLIND_FROM} or more) tries a random number before reading anything: while the key is
+ * far from its limit that is the only statement.
  *
  * <p>A slot belongs to its episode, not to a node: it is deleted when the run ends ({@link #release});
  * an episode recovered on another node after a crash finds its own slot and keeps it
@@ -26,6 +34,12 @@ import java.util.Map;
  * release costs a wait, never a slot for ever.
  */
 public final class ConcurrencyStore {
+
+    /** Limits from which a fresh episode tries a random number blind (see the class comment). */
+    static final int BLIND_FROM = 64;
+
+    /** How many free numbers one take tries before it says "another node was faster". */
+    private static final int TRIES = 3;
 
     private final DatabaseVendor vendor;
 
@@ -39,8 +53,21 @@ public final class ConcurrencyStore {
      * or another node took the free number first.
      */
     public boolean take(EntityManager em, ConcurrencySlot slot, String episodeId, String holder) {
+        return take(em, slot, episodeId, holder, false);
+    }
+
+    /**
+     * {@link #take}; {@code fresh}: the episode has never held a slot (it is being stored in this
+     * very transaction), so there is no slot of its own to look for, and under a large limit a
+     * random number is tried before anything is read.
+     */
+    public boolean take(EntityManager em, ConcurrencySlot slot, String episodeId, String holder, boolean fresh) {
+        if (fresh && slot.limit() >= BLIND_FROM
+                && insert(em, slot, ThreadLocalRandom.current().nextInt(slot.limit()), episodeId, holder)) {
+            return true;
+        }
         Map<Integer, String> used = used(em, slot);
-        if (used.containsValue(episodeId)) {
+        if (!fresh && used.containsValue(episodeId)) {
             new NativeSql().sql("UPDATE cyclium_concurrency_slots SET holder = ").value(holder).sql(" WHERE scope = ")
                     .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id = ")
                     .value(episodeId).executeUpdate(em);
@@ -52,14 +79,25 @@ public final class ConcurrencyStore {
             }
             used = used(em, slot);
         }
-        int free = lowestFree(used, slot.limit());
-        if (free < 0) {
-            return false;
+        // a number another taker got first since the read is out: the next try picks among the rest
+        for (int i = 0; i < TRIES; i++) {
+            int free = randomFree(used.keySet(), slot.limit());
+            if (free < 0) {
+                return false;
+            }
+            if (insert(em, slot, free, episodeId, holder)) {
+                return true;
+            }
+            used.put(free, null);
         }
+        return false;
+    }
+
+    private boolean insert(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("scope", slot.scope());
         row.put("concurrency_key", slot.key());
-        row.put("slot_no", free);
+        row.put("slot_no", number);
         row.put("episode_id", episodeId);
         row.put("holder", holder);
         row.put("taken_at", NativeSql.raw(vendor.utcNow()));
@@ -102,12 +140,24 @@ public final class ConcurrencyStore {
         return used;
     }
 
-    private static int lowestFree(Map<Integer, String> used, int limit) {
-        if (used.size() >= limit) {
+    /** One of the numbers below {@code limit} not in {@code used}, each as likely; -1 when there is none. */
+    static int randomFree(java.util.Set<Integer> used, int limit) {
+        int free = limit - (int) used.stream().filter(n -> n < limit).count();
+        if (free <= 0) {
             return -1;
         }
+        if (used.size() < limit / 2) {
+            // mostly free: draw until a free one comes (on average under two draws)
+            while (true) {
+                int n = ThreadLocalRandom.current().nextInt(limit);
+                if (!used.contains(n)) {
+                    return n;
+                }
+            }
+        }
+        int pick = ThreadLocalRandom.current().nextInt(free);
         for (int n = 0; n < limit; n++) {
-            if (!used.containsKey(n)) {
+            if (!used.contains(n) && pick-- == 0) {
                 return n;
             }
         }

@@ -230,6 +230,55 @@ final class SlotQueue {
     }
 
     /**
+     * Under flow control, takes a free slot for a fresh episode that will be admitted under its
+     * cluster-wide limits in the transaction that stores it — only while nothing waits in this
+     * queue: an episode stored now must not pass one of the same key waiting for a slot (fairness
+     * and order are the queue's). False: it goes through the queue, as before.
+     */
+    synchronized boolean tryReserveIdle() {
+        if (accepting && queue.isEmpty() && admitting.isEmpty() && active.size() + reserved < maxConcurrent) {
+            reserved++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The reserved slot runs a fresh episode its storing transaction admitted (it holds its
+     * cluster-wide slots: its terminal write gives them back, or its exit does).
+     */
+    void startAdmitted(String episodeId, RunSnapshot fresh, List<ConcurrencySlot> limits, List<RateLimit> rates,
+            int priority) {
+        synchronized (this) {
+            reserved--;
+            active.add(episodeId);
+            holding.add(episodeId);
+            gate.holding(episodeId);
+            started(new Pending(episodeId, false, null, false, fresh, fresh == null ? null : fresh.ref().expectationId())
+                    .limitedBy(limits, rates, priority));
+        }
+        try {
+            launcher.start(episodeId, fresh, false, null, () -> exited(episodeId));
+        } catch (RuntimeException e) {
+            leave(episodeId);
+            throw e;
+        }
+    }
+
+    /**
+     * The reserved slot's episode was stored but not admitted (a limit was full): the slot is
+     * free again and the episode waits in the queue like any other limited one.
+     */
+    String queueReserved(String episodeId, RunSnapshot fresh, List<ConcurrencySlot> limits, List<RateLimit> rates,
+            int priority) {
+        synchronized (this) {
+            reserved--;
+        }
+        // the queue's drain is handed over (enqueueFresh): it also covers the slot freed here
+        return enqueueFresh(episodeId, fresh, false, limits, rates, priority);
+    }
+
+    /**
      * Queues a freshly inserted episode behind the busy slots; with {@code shedOldest} the oldest
      * queued fresh trigger (never a restart) makes room. Returns the shed episode, or null.
      */
@@ -356,6 +405,12 @@ final class SlotQueue {
 
     /** A task ended, whatever the outcome: its slot goes to the next in line. */
     void exited(String episodeId) {
+        leave(episodeId);
+        drain();
+    }
+
+    /** The episode no longer runs here: its local slot is free, and its cluster-wide slots go back. */
+    private void leave(String episodeId) {
         boolean held;
         synchronized (this) {
             active.remove(episodeId);
@@ -364,7 +419,6 @@ final class SlotQueue {
         if (held) {
             giveBack(episodeId);
         }
-        drain();
     }
 
     /** The episode's slots go back; a failure leaves them to the next admission that finds the key full. */
@@ -420,14 +474,7 @@ final class SlotQueue {
                 launcher.start(next.episodeId(), next.fresh(), next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
-                boolean held;
-                synchronized (this) {
-                    active.remove(next.episodeId());
-                    held = holding.remove(next.episodeId());
-                }
-                if (held) {
-                    giveBack(next.episodeId());
-                }
+                leave(next.episodeId());
                 if (next.handedClaim() != null) {
                     launcher.releaseClaim(next.handedClaim(), "episode " + next.episodeId() + " could not start");
                 }
@@ -459,6 +506,7 @@ final class SlotQueue {
                 if (taken && accepting) {
                     active.add(next.episodeId());
                     holding.add(next.episodeId());
+                    gate.holding(next.episodeId());
                     started(next);
                     return true;
                 }

@@ -73,6 +73,8 @@ class LeanWritePathTest {
         final List<EpisodeFinished> finished = new CopyOnWriteArrayList<>();
 
         final List<Integer> batches = new CopyOnWriteArrayList<>();
+        /** The cluster-wide limits, as the container wires them: taken with the row, given back with the finish. */
+        final io.cyclium.runtime.ClusterConcurrency limits;
 
         Rig(Vendor vendor) {
             this(vendor, false);
@@ -96,8 +98,9 @@ class LeanWritePathTest {
                 groupCommits.add(g);
                 writes = g;
             }
+            limits = new io.cyclium.runtime.ClusterConcurrency(tx, jpa.vendor(), NODE);
             TaskEnvironment env = new TaskEnvironment(writes, store, lookup, gate, null, finished::add,
-                    new MutableClock(Instant.parse("2026-06-01T10:00:00Z")), NODE, Telemetry.NOOP);
+                    new MutableClock(Instant.parse("2026-06-01T10:00:00Z")), NODE, Telemetry.NOOP).withHeldSlots(limits);
             runner = new LocalRunner(env, grouped ? taskThreads : threads, new TriggerRequestStore(jpa.vendor()));
         }
 
@@ -129,6 +132,36 @@ class LeanWritePathTest {
                 runner.start(e.id(), given, false, null, exited::countDown);
             });
             assertThat(inserted).isTrue();
+        }
+
+        /**
+         * As the actor runtime does it for an episode under cluster-wide limits while nothing waits:
+         * the slots taken in the storing transaction, the task started holding them, and its exit
+         * giving back whatever its terminal write did not.
+         */
+        void fireLimitedAndRun(NewEpisode e, List<io.cyclium.runtime.ConcurrencySlot> slots) throws InterruptedException {
+            CountDownLatch exited = new CountDownLatch(1);
+            boolean[] admitted = new boolean[1];
+            boolean inserted = runner.insert(e, (em, id, again) -> admitted[0] = limits.admitIn(em, id, slots, List.of(), !again)
+                    == io.cyclium.runtime.ConcurrencyGate.ADMITTED, ours -> {
+                        assertThat(ours).as("the insert committed and won").isTrue();
+                        assertThat(admitted[0]).as("admitted as it was stored").isTrue();
+                        limits.holding(e.id());
+                        RunSnapshot given = new RunSnapshot(new EpisodeRef(e.id(), e.actorId(), e.expectationId(),
+                                e.dedupeKey(), null, null), "running", e.trigger(), 1, 3, e.budget(), false, 1, Optional.empty(),
+                                Optional.empty(), null, null);
+                        runner.start(e.id(), given, false, null, () -> {
+                            limits.release(e.id());
+                            exited.countDown();
+                        });
+                    });
+            assertThat(inserted).isTrue();
+            assertThat(exited.await(30, TimeUnit.SECONDS)).as("the task ended").isTrue();
+        }
+
+        int slotRows() {
+            return jpa.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_concurrency_slots")
+                    .getSingleResult()).intValue());
         }
 
         Map<String, Object> claim(String key) {
@@ -168,6 +201,26 @@ class LeanWritePathTest {
         assertThat(rig.tx.transactions()).as("transactions").isEqualTo(2);
         // insert episode, insert lease | finish, journal, settle lease; MariaDB reads its insert back once
         assertThat(rig.tx.statements()).as("statements").isEqualTo(vendor == Vendor.MARIADB ? 6 : 5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void a_limit_that_does_not_bind_costs_its_statements_in_the_same_two_transactions(Vendor vendor) throws Exception {
+        Rig rig = new Rig(vendor);
+        String key = "lean:" + UUID.randomUUID();
+        NewEpisode e = rig.fresh(key);
+        var tenant = new io.cyclium.runtime.ConcurrencySlot("lean_actor/trivial", "tenant-" + UUID.randomUUID(), 10_000);
+        var actor = new io.cyclium.runtime.ConcurrencySlot("lean_actor", "*", 10_000);
+
+        rig.fireLimitedAndRun(e, List.of(tenant, actor));
+
+        assertThat(rig.row(e.id()).status).isEqualTo("done");
+        assertThat(rig.row(e.id()).queuedAt).as("started as stored, never marked queued").isNull();
+        assertThat(rig.slotRows()).as("both slots given back").isZero();
+        assertThat(rig.tx.transactions()).as("no transaction of its own to take or give back a slot").isEqualTo(2);
+        // the two of a trivial episode's, plus a slot of each limit (one INSERT each, tried blind: far from its limit)
+        // and their DELETE with the finish
+        assertThat(rig.tx.statements()).as("statements").isEqualTo((vendor == Vendor.MARIADB ? 6 : 5) + 3);
     }
 
     @ParameterizedTest

@@ -65,6 +65,20 @@ class ConcurrencyLimitsTest {
             db.inNewTransaction(em -> new EpisodeStore(db.vendor()).insert(em, episode));
             return super.insert(episode, settled);
         }
+
+        /** As the container's: the row, then the admission in its transaction, the row marked queued when it says no. */
+        @Override
+        public boolean insert(NewEpisode episode, io.cyclium.execution.InsertAdmission admission, Consumer<Boolean> settled) {
+            db.inNewTransaction(em -> {
+                EpisodeStore store = new EpisodeStore(db.vendor());
+                store.insert(em, episode);
+                if (!admission.admit(em, episode.id(), false)) {
+                    store.markQueued(em, episode.id(), episode.runNode());
+                }
+                return null;
+            });
+            return super.insert(episode, settled);
+        }
     }
 
     /** One node: its runtime, its launcher, its timers. */
@@ -159,17 +173,80 @@ class ConcurrencyLimitsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void twenty_takers_of_a_key_far_from_its_limit_at_the_same_moment_all_get_a_slot_at_once(Vendor vendor)
+            throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        // all read the same free numbers: trying the lowest, one would win and nineteen would wait a pass
+        ConcurrencySlot wide = ConcurrencySlot.ofKey("worker", "work", "tenant-wide", 10_000);
+        List<Boolean> restarts = Concurrently.run(20, i -> new ClusterConcurrency(db, db.vendor(), "node-" + (i % 3))
+                .take(UUID.randomUUID().toString(), List.of(wide)));
+        assertThat(restarts).as("taken after a read").containsOnly(true);
+        // fresh ones, in the transaction that stores them, try a number before reading anything
+        ConcurrencySlot fresh = ConcurrencySlot.ofKey("worker", "work", "tenant-fresh", 10_000);
+        List<Long> stored = Concurrently.run(20, i -> db.inNewTransaction(em -> new ClusterConcurrency(db, db.vendor(),
+                "node-" + (i % 3)).admitIn(em, UUID.randomUUID().toString(), List.of(fresh), List.of(), true)));
+        assertThat(stored).as("taken blind").containsOnly(ConcurrencyGate.ADMITTED);
+        assertThat(slotsInUse(db, wide.scope(), wide.key()) + slotsInUse(db, fresh.scope(), fresh.key())).isEqualTo(40);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void with_nothing_waiting_a_limited_episode_starts_as_it_is_stored_and_one_stored_behind_a_waiting_one_queues(
+            Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        Node n = node(db, "node-a", actor(0, keyed("work", 1)), 4, Duration.ofSeconds(60));
+        FireResult first = n.fire("work", "tenant-a", null);
+        assertThat(first.kind()).as("admitted in its storing transaction").isEqualTo(Kind.STARTED);
+        assertThat(n.started()).containsExactly(first.episodeId());
+        assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(1);
+
+        FireResult second = n.fire("work", "tenant-a", null);
+        assertThat(second.kind()).as("the key is at its limit").isEqualTo(Kind.QUEUED);
+        java.time.LocalDateTime queuedAt = db.inNewTransaction(em -> em.find(io.cyclium.episode.EpisodeEntity.class,
+                second.episodeId()).queuedAt);
+        assertThat(queuedAt).as("marked queued in the same transaction").isNotNull();
+        // B's key is free, but A waits here: B takes the queue's turn too (the queue orders them), in its pass
+        FireResult other = n.fire("work", "tenant-b", null);
+        assertThat(other.kind()).isEqualTo(Kind.QUEUED);
+        n.timers().runDue();
+        assertThat(n.started()).containsExactly(first.episodeId(), other.episodeId());
+
+        finish(db, n, first.episodeId());
+        assertThat(n.started()).containsExactly(first.episodeId(), other.episodeId(), second.episodeId());
+    }
+
+    @org.junit.jupiter.api.Test
+    void a_free_number_is_drawn_among_the_free_ones_only_and_none_when_all_are_used() {
+        java.util.Set<Integer> used = new java.util.HashSet<>(List.of(0, 1, 3));
+        java.util.Set<Integer> drawn = new java.util.HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            drawn.add(ConcurrencyStore.randomFree(used, 5));
+        }
+        assertThat(drawn).as("every free number, nothing else").containsExactlyInAnyOrder(2, 4);
+        assertThat(ConcurrencyStore.randomFree(java.util.Set.of(0, 1, 2), 3)).isEqualTo(-1);
+        // a number above a lowered limit is not a free one below it
+        assertThat(ConcurrencyStore.randomFree(java.util.Set.of(0, 7), 2)).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void two_nodes_admitting_one_key_at_once_never_run_more_than_its_limit_and_a_finished_run_lets_the_next_start(
             Vendor vendor) throws InterruptedException {
         TestJpa db = own.open(vendor);
         ActorDefinition def = actor(0, keyed("work", 2));
         Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
         Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
-        for (int i = 0; i < 6; i++) {
-            assertThat(a.fire("work", "tenant-a", null).kind()).isEqualTo(Kind.QUEUED);
-            assertThat(b.fire("work", "tenant-a", null).kind()).isEqualTo(Kind.QUEUED);
-        }
-        assertThat(a.started()).as("nothing starts before the queue took a slot").isEmpty();
+        // both nodes store at the same moment: each admits in its storing transaction while its
+        // queue is empty, and a refused one queues (the row marked queued in that transaction)
+        List<Kind> kinds = java.util.Collections.synchronizedList(new ArrayList<>());
+        Concurrently.run(2, i -> {
+            for (int k = 0; k < 6; k++) {
+                kinds.add((i == 0 ? a : b).fire("work", "tenant-a", null).kind());
+            }
+            return null;
+        });
+        assertThat(kinds).as("stored, never dropped").containsOnly(Kind.STARTED, Kind.QUEUED);
+        assertThat(kinds.stream().filter(k -> k == Kind.STARTED).count()).as("started as stored").isLessThanOrEqualTo(2);
 
         // both nodes' admission passes at the same instant
         Concurrently.run(2, i -> {
@@ -179,6 +256,9 @@ class ConcurrencyLimitsTest {
         List<String> running = new ArrayList<>(a.started());
         running.addAll(b.started());
         assertThat(running).as("started across both nodes").hasSize(2);
+        int markedQueued = db.inNewTransaction(em -> ((Number) new NativeSql().sql("SELECT COUNT(*) FROM cyclium_episodes"
+                + " WHERE queued_at IS NOT NULL").query(em).getSingleResult()).intValue());
+        assertThat(markedQueued).as("the waiting rows say they wait in a node's queue").isEqualTo(10);
         assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(2);
         assertThat(a.rt().waitingForLimitCount() + b.rt().waitingForLimitCount()).as("queued for the key").isEqualTo(10);
 
@@ -232,6 +312,10 @@ class ConcurrencyLimitsTest {
         TestJpa db = own.open(vendor);
         // two local slots, each key could use five: only the turn between keys decides who starts
         Node n = node(db, "node-a", actor(0, keyed("work", 5)), 2, Duration.ofSeconds(60));
+        // the two local slots busy (started as stored: nothing waited), so that A and B queue
+        String c0 = n.fire("work", "tenant-c", null).episodeId();
+        String c1 = n.fire("work", "tenant-c", null).episodeId();
+        assertThat(n.started()).containsExactly(c0, c1);
         List<String> a = new ArrayList<>();
         List<String> b = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -241,12 +325,15 @@ class ConcurrencyLimitsTest {
             b.add(n.fire("work", "tenant-b", null).episodeId());
         }
         n.timers().runDue();
-        assertThat(n.started()).as("one of each, not two of the first to arrive").containsExactly(a.get(0), b.get(0));
+        assertThat(n.started()).as("nothing passes the busy slots").containsExactly(c0, c1);
+        finish(db, n, c0);
+        finish(db, n, c1);
+        assertThat(n.started()).as("one of each, not two of the first to arrive").containsExactly(c0, c1, a.get(0), b.get(0));
 
         finish(db, n, a.get(0));
         finish(db, n, b.get(0));
         finish(db, n, a.get(1));
-        assertThat(n.started()).containsExactly(a.get(0), b.get(0), a.get(1), b.get(1), a.get(2));
+        assertThat(n.started()).containsExactly(c0, c1, a.get(0), b.get(0), a.get(1), b.get(1), a.get(2));
     }
 
     @ParameterizedTest(name = "on {0}")
@@ -328,11 +415,16 @@ class ConcurrencyLimitsTest {
         ActorDefinition def = actor(0, rated);
         Node a = node(db, "node-a", def, 20, Duration.ofSeconds(60));
         Node b = node(db, "node-b", def, 20, Duration.ofSeconds(60));
-        for (int i = 0; i < 6; i++) {
-            assertThat(a.fire("work", null, null).kind()).as("stored and queued, never dropped").isEqualTo(Kind.QUEUED);
-            assertThat(b.fire("work", null, null).kind()).isEqualTo(Kind.QUEUED);
-        }
         long began = System.nanoTime();
+        // both nodes store at once, each taking a token in the storing transaction while its queue is empty
+        List<Kind> kinds = java.util.Collections.synchronizedList(new ArrayList<>());
+        Concurrently.run(2, i -> {
+            for (int k = 0; k < 6; k++) {
+                kinds.add((i == 0 ? a : b).fire("work", null, null).kind());
+            }
+            return null;
+        });
+        assertThat(kinds).as("stored, never dropped").containsOnly(Kind.STARTED, Kind.QUEUED);
         Concurrently.run(2, i -> {
             (i == 0 ? a : b).timers().runDue();
             return null;
