@@ -5,6 +5,7 @@ import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import jakarta.persistence.EntityManager;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,16 +23,24 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     private final Tx tx;
+    /** Where a queued episode's admission runs: the node's group commit (shared with other writes). */
+    private final Tx writes;
     private final ConcurrencyStore store;
     private final RateStore rates;
     private final String node;
-    /** Episodes running here with slots their terminal write has not given back yet. */
-    private final Set<String> held = ConcurrentHashMap.newKeySet();
+    /** Episodes running here with the slots their terminal write has not given back yet. */
+    private final Map<String, List<ConcurrencySlot>> held = new ConcurrentHashMap<>();
     /** Episodes whose terminal write gave their slots back, until their task exits (which then has nothing to do). */
     private final Set<String> releasedInCommit = ConcurrentHashMap.newKeySet();
 
     public ClusterConcurrency(Tx tx, DatabaseVendor vendor, String node) {
+        this(tx, tx, vendor, node);
+    }
+
+    /** {@code writes}: the transactions admissions share with other writes (the node's group commit). */
+    public ClusterConcurrency(Tx tx, Tx writes, DatabaseVendor vendor, String node) {
         this.tx = tx;
+        this.writes = writes;
         this.store = new ConcurrencyStore(vendor);
         this.rates = new RateStore(vendor);
         this.node = node;
@@ -39,12 +48,18 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     @Override
     public boolean take(String episodeId, List<ConcurrencySlot> slots) {
-        return admit(episodeId, slots, List.of()) == ADMITTED;
+        return admit(episodeId, slots, List.of(), false) == ADMITTED;
     }
 
+    /**
+     * In a transaction shared with other writes (a failed one runs this again alone). Only its first
+     * run may take blind as {@code neverHeld}: a run after one whose commit answer was lost finds the
+     * slot that one took, instead of taking a second.
+     */
     @Override
-    public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits) {
-        return tx.inNewTransaction(em -> admit(em, episodeId, slots, limits, false));
+    public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits, boolean neverHeld) {
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        return writes.inGroupTransaction(em -> admit(em, episodeId, slots, limits, neverHeld && runs.getAndIncrement() == 0));
     }
 
     @Override
@@ -80,8 +95,10 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     }
 
     @Override
-    public void holding(String episodeId) {
-        held.add(episodeId);
+    public void holding(String episodeId, List<ConcurrencySlot> slots) {
+        if (!slots.isEmpty()) {
+            held.put(episodeId, List.copyOf(slots));
+        }
     }
 
     /** Gives the slots back unless the episode's terminal write already did. */
@@ -102,18 +119,24 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     @Override
     public boolean holds(String episodeId) {
-        return held.contains(episodeId);
+        return held.containsKey(episodeId);
     }
 
+    /**
+     * One DELETE per slot, each of exactly one row: in a shared batch every statement must change
+     * the one row it was recorded to change (a count other than 1 runs the whole batch again alone).
+     */
     @Override
     public void releaseIn(EntityManager em, String episodeId) {
-        store.release(em, episodeId);
+        for (ConcurrencySlot slot : held.getOrDefault(episodeId, List.of())) {
+            store.release(em, slot, episodeId);
+        }
     }
 
     @Override
     public void released(String episodeId) {
         // before the task exits (the same thread wrote it): release() finds the mark
-        if (held.remove(episodeId)) {
+        if (held.remove(episodeId) != null) {
             releasedInCommit.add(episodeId);
         }
     }

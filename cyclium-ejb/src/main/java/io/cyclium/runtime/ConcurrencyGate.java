@@ -17,7 +17,7 @@ public interface ConcurrencyGate {
         }
 
         @Override
-        public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates) {
+        public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld) {
             return ADMITTED;
         }
 
@@ -52,9 +52,10 @@ public interface ConcurrencyGate {
     /**
      * Takes a slot of every concurrency limit and a token of every rate limit for the episode, all or
      * none, in one transaction: {@link #ADMITTED}, {@link #LIMIT_FULL}, or (positive) the
-     * milliseconds until a rate limit has its next token.
+     * milliseconds until a rate limit has its next token. {@code neverHeld}: a fresh episode that
+     * waited in the queue, which cannot hold a slot of its own yet (nothing to look for first).
      */
-    long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates);
+    long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld);
 
     /**
      * {@link #admit} in the caller's transaction: the one that stores a fresh episode
@@ -64,10 +65,10 @@ public interface ConcurrencyGate {
             boolean fresh);
 
     /**
-     * The admitted episode now runs here holding its slots: its terminal write gives them back in
+     * The admitted episode now runs here holding {@code slots}: its terminal write gives them back in
      * its transaction (then {@link #release} has nothing left to do). Nothing by default.
      */
-    default void holding(String episodeId) {
+    default void holding(String episodeId, List<ConcurrencySlot> slots) {
     }
 
     /**

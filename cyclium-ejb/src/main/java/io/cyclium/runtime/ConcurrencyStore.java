@@ -110,6 +110,12 @@ public final class ConcurrencyStore {
                 .executeUpdate(em);
     }
 
+    /** Gives back the episode's slot of {@code slot} (its run ended); 1 when it held one. */
+    public int release(EntityManager em, ConcurrencySlot slot, String episodeId) {
+        return new NativeSql().sql("DELETE FROM cyclium_concurrency_slots WHERE scope = ").value(slot.scope())
+                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
+    }
+
     /** Slots in use of ({@code scope}, {@code key}) now: what "at limit 2/2" counts. */
     public int inUse(EntityManager em, String scope, String key) {
         return ((Number) new NativeSql().sql("SELECT COUNT(*) FROM cyclium_concurrency_slots WHERE scope = ").value(scope)

@@ -253,7 +253,7 @@ final class SlotQueue {
             reserved--;
             active.add(episodeId);
             holding.add(episodeId);
-            gate.holding(episodeId);
+            gate.holding(episodeId, limits);
             started(new Pending(episodeId, false, null, false, fresh, fresh == null ? null : fresh.ref().expectationId())
                     .limitedBy(limits, rates, priority));
         }
@@ -490,7 +490,8 @@ final class SlotQueue {
     private boolean admitted(Pending next) {
         long answer;
         try {
-            answer = gate.admit(next.episodeId(), next.limits(), next.rates());
+            // a fresh episode that waited here never held a slot: under a large limit it may take one blind
+            answer = gate.admit(next.episodeId(), next.limits(), next.rates(), !next.recovered() && next.fresh() != null);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not take a concurrency slot or rate token for episode " + next.episodeId()
                     + " (actor " + actorId + "); it stays queued and a later pass tries again", e);
@@ -506,7 +507,7 @@ final class SlotQueue {
                 if (taken && accepting) {
                     active.add(next.episodeId());
                     holding.add(next.episodeId());
-                    gate.holding(next.episodeId());
+                    gate.holding(next.episodeId(), next.limits());
                     started(next);
                     return true;
                 }

@@ -50,6 +50,9 @@ class ChaosIT {
     /** Past the deadline, a wait goes on while some episode finished within this window. */
     static final Duration PROGRESS_WINDOW = Duration.ofSeconds(60);
     static final String PAYLOAD = "{\"steps\":4,\"stepMs\":400,\"output\":\"" + ChaosLedger.TYPE + "\"}";
+    /** Work of two tenants under a limit per tenant and one for the whole actor ({@code KeyedChaosActor}). */
+    static final String KEYED_PAYLOAD = "{\"tenant\":\"$TENANT\",\"steps\":2,\"stepMs\":300,\"output\":\""
+            + ChaosLedger.TYPE + "\"}";
     /** A chaos_flow instance per event: its subject is the event's id. */
     static final String FLOW_PAYLOAD = "{\"subject\":\"$ID\",\"steps\":2,\"stepMs\":300,\"output\":\"" + ChaosLedger.TYPE + "\"}";
 
@@ -68,7 +71,8 @@ class ChaosIT {
             server = PrivateDatabaseServer.start(vendor(), ClusterHarness.Builder.clusterRoot().resolve("chaos-db"));
             try {
                 ClusterHarness.Builder b = ClusterHarness.on(vendor(), server.port())
-                        .war(ClusterFailoverIT.warWithClusterActor());
+                        .war(ClusterHarness.productWarWith("cyclium-chaos-it.war", io.cyclium.cluster.actors.ClusterActor.class,
+                                io.cyclium.cluster.chaos.KeyedChaosActor.class));
                 for (int i = 1; i <= nodes(); i++) {
                     b.node("node-" + i);
                 }
@@ -249,7 +253,35 @@ class ChaosIT {
          * last fault), then checks the promises and prints the figures.
          */
         void assertNothingLostOrDoubled(String variant, EventLoad load, Instant lastFault) {
-            Settled settled = awaitTerminal("cluster_actor", "chaos", "chaos.work", load, lastFault.plus(SETTLE));
+            assertNothingLostOrDoubled(variant, "cluster_actor", "chaos", "chaos.work", load, lastFault);
+        }
+
+        /** Keyed loads, one per tenant, each sending at {@code perSecond}. */
+        List<EventLoad> keyedLoads(String variant, double perSecond, int atLeast) {
+            String run = variant + "-" + UUID.randomUUID().toString().substring(0, 6);
+            return List.of("acme", "globex").stream().map(tenant -> EventLoad.start(cluster.nodes(), run + "-" + tenant,
+                    "chaos.keyed", KEYED_PAYLOAD.replace("$TENANT", tenant), perSecond, atLeast)).toList();
+        }
+
+        /**
+         * The keyed work ({@link #keyedLoads}): nothing lost, doubled or left undone, and once all of it
+         * is terminal no concurrency slot is left — a slot goes with its episode's terminal write, and
+         * one whose node died is taken again by the node that recovers the episode.
+         */
+        void assertKeyedWorkRanOnceAndGaveBackEverySlot(String variant, List<EventLoad> keyed, Instant lastFault) {
+            for (EventLoad load : keyed) {
+                assertNothingLostOrDoubled(variant + " keyed", "keyed_chaos_actor", "chaos_keyed", "chaos.keyed", load, lastFault);
+            }
+            List<Map<String, Object>> left = cluster.database().query("SELECT scope, concurrency_key, slot_no, episode_id, holder"
+                    + " FROM cyclium_concurrency_slots WHERE scope LIKE 'keyed_chaos_actor%'");
+            System.out.printf(Locale.ROOT, "[figures] chaos %s %s keyed: %d concurrency slots left after all terminal%n", vendor(),
+                    variant, left.size());
+            assertThat(left).as("slots left by terminal episodes").isEmpty();
+        }
+
+        void assertNothingLostOrDoubled(String variant, String actor, String expectation, String eventType, EventLoad load,
+                Instant lastFault) {
+            Settled settled = awaitTerminal(actor, expectation, eventType, load, lastFault.plus(SETTLE));
             Instant allTerminal = settled.allTerminal();
             List<String> lost = settled.lost();
             List<String> duplicated = settled.duplicated();
@@ -403,6 +435,8 @@ class ChaosIT {
             // and durable sleeps and waits, half of the waits signalled while the nodes die
             // a node is down at most ~20 s at a time, and the signals go to the live ones
             ChaosSleepers sleepers = sleepers("kill", Duration.ofSeconds(LONG ? 45 : 25));
+            // and work under cluster-wide limits: two tenants' keys of 2 and the actor's 4
+            List<EventLoad> keyed = keyedLoads("kill", LONG ? 2 : 1, LONG ? 600 : 20);
             try {
                 sleep(5_000);
                 Instant lastFault = Instant.now();
@@ -417,7 +451,9 @@ class ChaosIT {
                 defaults.finish();
                 flows.finish();
                 sleepers.finish();
+                keyed.forEach(EventLoad::finish);
                 assertNothingLostOrDoubled("kill -9 / SIGTERM cycling (" + cycles + " faults)", load, lastFault);
+                assertKeyedWorkRanOnceAndGaveBackEverySlot("kill -9 / SIGTERM cycling (" + cycles + " faults)", keyed, lastFault);
                 assertNothingLostStrandedOrFailedUnrun("kill -9 / SIGTERM cycling (" + cycles + " faults)", defaults, lastFault);
                 assertEveryWorkflowCompletedOnce("kill -9 / SIGTERM cycling (" + cycles + " faults)", flows, lastFault);
                 sleepers.assertEachResolvedOnce(this, vendor() + " kill -9 / SIGTERM cycling (" + cycles + " faults)", lastFault, SETTLE);
@@ -426,6 +462,7 @@ class ChaosIT {
                 defaults.close();
                 flows.close();
                 sleepers.close();
+                keyed.forEach(EventLoad::close);
             }
         }
     }
