@@ -417,4 +417,27 @@ class StepAdvancesInItsCommitTest {
         assertThat(started).containsExactly("a");
         assertThat(rig.steps(id).get("a").state()).as("the row itself is not written").isEqualTo(StepState.QUEUED);
     }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_reconcile_leaves_a_step_queued_while_its_episode_waits_in_its_node_s_queue_and_marks_it_running_once_it_started(
+            Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+        // as a launch behind a concurrency key at its limit leaves them: the step queued, its episode running and marked queued
+        rig.db.inNewTransaction(em -> {
+            em.createNativeQuery("UPDATE cyclium_workflow_steps SET state = 'queued' WHERE instance_id = ?1 AND step_id = 'a'")
+                    .setParameter(1, id).executeUpdate();
+            return em.createNativeQuery("UPDATE cyclium_episodes SET status = 'running', queued_at = updated_at WHERE id = ?1")
+                    .setParameter(1, a).executeUpdate();
+        });
+
+        rig.engine.reconcile(null, true, null, 100);
+        assertThat(rig.steps(id).get("a").state()).as("still waiting: not started").isEqualTo(StepState.QUEUED);
+
+        rig.db.inNewTransaction(em -> rig.store.leftQueue(em, a));
+        rig.engine.reconcile(null, true, null, 100);
+        assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.RUNNING);
+    }
 }
