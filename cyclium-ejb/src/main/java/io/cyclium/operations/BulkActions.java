@@ -227,13 +227,22 @@ public final class BulkActions {
     }
 
     /**
-     * Takes over and finishes running actions nobody holds (their node died or was redeployed):
-     * run after every recovery sweep. Returns how many this call took over.
+     * Takes over and finishes running actions nobody holds (their node died or was redeployed),
+     * and settles the items a dead node left {@code working} in a canceled action: run after every
+     * recovery sweep. An idle pass is one read. Returns how many actions this call took over.
      */
     public int continueOrphans(int limit) {
-        tx.inNewTransaction(em -> store.settleCanceled(em, null));
         int taken = 0;
-        for (String id : tx.inNewTransaction(em -> store.orphans(em, limit))) {
+        for (BulkStore.Orphan orphan : tx.inNewTransaction(em -> store.orphans(em, limit))) {
+            String id = orphan.id();
+            if (orphan.canceled()) {
+                int settled = tx.inNewTransaction(em -> store.settleCanceled(em, id));
+                if (settled > 0) {
+                    LOG.info(() -> "Bulk action " + id + " (canceled): " + node + " recorded " + settled + " item(s) its dead"
+                            + " holder left working as skipped");
+                }
+                continue;
+            }
             OptionalLong fence = tx.inNewTransaction(em -> store.claim(em, id, node, lease));
             if (fence.isPresent()) {
                 taken++;

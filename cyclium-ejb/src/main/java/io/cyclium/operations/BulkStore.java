@@ -171,20 +171,17 @@ public final class BulkStore {
     }
 
     /**
-     * Records as skipped the items of canceled actions still {@code working} after the lease their
-     * holder had at the cancel ran out: that node died (or stalled) between taking and recording
-     * them, so it may have done them. Only actions whose lease lapsed; {@code id} null: all such.
-     * Racing a late {@link #record} of its holder, the {@code working} guard lets one of them win.
+     * Records as skipped the items of the canceled action {@code id} still {@code working} after
+     * the lease their holder had at the cancel ran out: that node died (or stalled) between taking
+     * and recording them, so it may have done them. Nothing while that lease runs. Racing a late
+     * {@link #record} of its holder, the {@code working} guard lets one of them win.
      */
     public int settleCanceled(EntityManager em, String id) {
         NativeSql sql = new NativeSql().sql("UPDATE cyclium_bulk_items SET result = ").value(BulkItemResult.SKIPPED.wire())
                 .sql(", reason = ").value(CANCELED_REASON + " after an interrupted attempt: it may have been done")
                 .sql(", finished_at = ");
-        time.now(sql).sql(" WHERE result = ").value(BulkItemResult.WORKING.wire());
-        if (id != null) {
-            sql.sql(" AND action_id = ").value(id);
-        }
-        sql.sql(" AND action_id IN (SELECT a.id FROM cyclium_bulk_actions a WHERE a.status = ").value(CANCELED)
+        time.now(sql).sql(" WHERE result = ").value(BulkItemResult.WORKING.wire()).sql(" AND action_id = ").value(id)
+                .sql(" AND action_id IN (SELECT a.id FROM cyclium_bulk_actions a WHERE a.status = ").value(CANCELED)
                 .sql(" AND (a.lease_until IS NULL OR a.lease_until < ");
         return time.now(sql).sql("))").executeUpdate(em);
     }
@@ -199,12 +196,31 @@ public final class BulkStore {
                 .value(BulkItemResult.WORKING.wire()).sql("))").executeUpdate(em) == 1;
     }
 
-    /** Running actions nobody holds (lease lapsed or given back), oldest first. */
-    public List<String> orphans(EntityManager em, int limit) {
-        NativeSql sql = new NativeSql().sql("SELECT id FROM cyclium_bulk_actions WHERE status = ").value(RUNNING)
-                .sql(" AND (lease_until IS NULL OR lease_until < ");
-        return time.now(sql).sql(") ORDER BY created_at, id").query(em).setMaxResults(limit).getResultList().stream()
-                .map(String.class::cast).toList();
+    /**
+     * An action nobody holds: running (to be taken over and continued), or canceled with items its
+     * dead holder left {@code working} (to be settled, {@link #settleCanceled}).
+     */
+    public record Orphan(String id, boolean canceled) {
+    }
+
+    /**
+     * The actions nobody holds (lease lapsed or given back), oldest first: running ones, and
+     * canceled ones that still have a {@code working} item. One read, so a node with nothing to
+     * continue or settle sends no UPDATE; a canceled action drops out once settled.
+     */
+    public List<Orphan> orphans(EntityManager em, int limit) {
+        NativeSql sql = new NativeSql().sql("SELECT a.id, a.status FROM cyclium_bulk_actions a WHERE (a.lease_until IS NULL"
+                + " OR a.lease_until < ");
+        time.now(sql).sql(") AND (a.status = ").value(RUNNING).sql(" OR (a.status = ").value(CANCELED)
+                .sql(" AND EXISTS (SELECT 1 FROM cyclium_bulk_items i WHERE i.action_id = a.id AND i.result = ")
+                .value(BulkItemResult.WORKING.wire()).sql("))) ORDER BY a.created_at, a.id");
+        List<?> rows = sql.query(em).setMaxResults(limit).getResultList();
+        List<Orphan> out = new ArrayList<>();
+        for (Object r : rows) {
+            Object[] c = (Object[]) r;
+            out.add(new Orphan((String) c[0], CANCELED.equals(c[1])));
+        }
+        return out;
     }
 
     /** One action with its counts, if it exists. */

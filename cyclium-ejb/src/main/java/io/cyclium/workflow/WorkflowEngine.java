@@ -862,7 +862,8 @@ public final class WorkflowEngine {
                 continue;
             }
             tx.inNewTransaction(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
-                if ("running".equals(e.status()) && StepState.QUEUED.equals(s.state())) {
+                // a queued episode is stored running too: the step stays queued (with its queue reason) until it starts
+                if (e.started() && StepState.QUEUED.equals(s.state())) {
                     tx.inNewTransaction(em -> store.markRunning(em, instanceId, s.stepId(), e.episodeId(),
                             "episode seen running by reconcile"));
                 }

@@ -36,8 +36,16 @@ public final class WorkflowQueries {
     public record DefinitionVersion(String workflowId, long version, String origin, LocalDateTime createdAt, String document) {
     }
 
-    /** What the engine needs of a step's episode. */
-    public record EpisodeOutcome(String episodeId, String status, String errorClass, String summary) {
+    /**
+     * What the engine needs of a step's episode. {@code queued}: it is stored {@code running} but
+     * still waits in its node's queue (for a slot, a concurrency key or a rate token): not started.
+     */
+    public record EpisodeOutcome(String episodeId, String status, String errorClass, String summary, boolean queued) {
+
+        /** Running and out of its node's queue: its step may be shown running. */
+        public boolean started() {
+            return "running".equals(status) && !queued;
+        }
     }
 
     /** Filters for the instance list; null = any. Keyset paging on (started_at, id), newest first. */
@@ -225,14 +233,14 @@ public final class WorkflowQueries {
     }
 
     public Optional<EpisodeOutcome> episode(EntityManager em, String episodeId) {
-        List<?> rows = new NativeSql().sql("SELECT id, status, error_class, summary FROM cyclium_episodes WHERE id = ")
+        List<?> rows = new NativeSql().sql("SELECT id, status, error_class, summary, queued_at FROM cyclium_episodes WHERE id = ")
                 .value(episodeId).query(em).getResultList();
         return rows.stream().map(r -> outcome((Object[]) r)).findFirst();
     }
 
     /** The live episode holding a dedupe key (the one episode of a step attempt), if it exists. */
     public Optional<EpisodeOutcome> episodeByKey(EntityManager em, String dedupeKey) {
-        List<?> rows = new NativeSql().sql("SELECT id, status, error_class, summary FROM cyclium_episodes WHERE dedupe_key = ")
+        List<?> rows = new NativeSql().sql("SELECT id, status, error_class, summary, queued_at FROM cyclium_episodes WHERE dedupe_key = ")
                 .value(dedupeKey).sql(" AND archived_at IS NULL").query(em).getResultList();
         return rows.stream().map(r -> outcome((Object[]) r)).findFirst();
     }
@@ -359,7 +367,7 @@ public final class WorkflowQueries {
     }
 
     private static EpisodeOutcome outcome(Object[] c) {
-        return new EpisodeOutcome((String) c[0], (String) c[1], (String) c[2], text(c[3]));
+        return new EpisodeOutcome((String) c[0], (String) c[1], (String) c[2], text(c[3]), c[4] != null);
     }
 
     private static InstanceRow instance(Object[] c) {

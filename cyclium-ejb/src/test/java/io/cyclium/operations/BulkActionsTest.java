@@ -9,6 +9,7 @@ import io.cyclium.store.DatabaseTime;
 import io.cyclium.testing.MutableClock;
 import io.cyclium.testing.OwnDatabases;
 import io.cyclium.testing.RecordingTelemetry;
+import io.cyclium.testing.StatementCountingTx;
 import io.cyclium.testing.TestDatabase.Vendor;
 import io.cyclium.testing.TestJpa;
 import java.time.Duration;
@@ -64,6 +65,16 @@ class BulkActionsTest {
 
     private BulkActions node(TestJpa db, String name, BulkActions.Operation op, int max) {
         return new BulkActions(db, DatabaseTime.following(db.vendor(), clock), op, name, max, BulkActions.LEASE, telemetry);
+    }
+
+    /** A node whose statements {@code counted} counts. */
+    private BulkActions node(TestJpa db, StatementCountingTx counted, String name, BulkActions.Operation op) {
+        return new BulkActions(counted, DatabaseTime.following(db.vendor(), clock), op, name, 100, BulkActions.LEASE, telemetry);
+    }
+
+    /** The UPDATEs among the statements {@code counted} saw. */
+    private static List<String> updates(StatementCountingTx counted) {
+        return counted.texts().stream().filter(t -> t.startsWith("UPDATE")).toList();
     }
 
     /** {@code n} episodes of actor "sweeper" with this status, started a minute apart (newest last). */
@@ -396,15 +407,18 @@ class BulkActionsTest {
         episodes(db, "blocked", 10, 0);
         BulkActions.Operation real = cancel(db);
         BulkActions a = node(db, "node-a", diesAfter(4, real), 100);
-        BulkActions b = node(db, "node-b", real, 100);
+        StatementCountingTx counted = new StatementCountingTx(db);
+        BulkActions b = node(db, counted, "node-b", real);
         BulkActions.Accepted accepted = a.start(BulkKind.CANCEL, sweeper(), 10L, null, "alice");
         String id = accepted.view().id();
         assertThatThrownBy(() -> a.process(id, accepted.fence())).isInstanceOf(NodeDied.class);
 
         b.cancel(id);
         assertThat(b.find(id).orElseThrow().pending()).as("the 4th may still be recorded by its holder").isEqualTo(1);
+        int before = updates(counted).size();
         b.continueOrphans(5);
         assertThat(b.find(id).orElseThrow().pending()).as("not while its lease runs").isEqualTo(1);
+        assertThat(updates(counted)).as("nor any UPDATE tried").hasSize(before);
         clock.advance(BulkActions.LEASE.plusSeconds(1));
         b.continueOrphans(5);
 
@@ -413,6 +427,35 @@ class BulkActionsTest {
         assertThat(b.items(id, 3, null, 1).get(0).reason()).isEqualTo("action canceled after an interrupted attempt: it may"
                 + " have been done");
         assertThat(view.status()).isEqualTo("canceled");
+        assertThat(updates(counted)).as("the sweep's one settle").hasSize(before + 1);
+
+        long statements = counted.statements();
+        assertThat(b.continueOrphans(5)).isZero();
+        assertThat(counted.statements()).as("settled, the action is no longer read as an orphan").isEqualTo(statements + 1);
+        assertThat(updates(counted)).hasSize(before + 1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_pass_with_nothing_to_continue_or_settle_is_one_read_in_one_transaction(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        episodes(db, "blocked", 3, 0);
+        BulkActions a = node(db, "node-a", cancel(db), 100);
+        // history, not work: one action done, one canceled with nothing left working
+        BulkActions.Accepted done = a.start(BulkKind.CANCEL, sweeper(), 3L, null, "alice");
+        a.process(done.view().id(), done.fence());
+        episodes(db, "blocked", 2, 10);
+        BulkActions.Accepted canceled = a.start(BulkKind.CANCEL, BulkFilters.of(Map.of("actor", "sweeper", "status", "blocked")),
+                2L, null, "alice");
+        a.cancel(canceled.view().id());
+        clock.advance(BulkActions.LEASE.plusSeconds(1));
+        StatementCountingTx counted = new StatementCountingTx(db);
+
+        assertThat(node(db, counted, "node-b", cancel(db)).continueOrphans(5)).isZero();
+
+        assertThat(counted.transactions()).isEqualTo(1);
+        assertThat(counted.texts()).singleElement().asString().startsWith("SELECT");
+        assertThat(counted.statements()).isEqualTo(1);
     }
 
     /** PostgreSQL only: this database's committed transactions and updated rows so far (null elsewhere). */

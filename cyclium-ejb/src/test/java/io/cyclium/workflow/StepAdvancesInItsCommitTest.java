@@ -401,13 +401,7 @@ class StepAdvancesInItsCommitTest {
         String id = rig.engine.start(rig.def, whole());
         String a = rig.episodes.only("a", 1).episodeId();
         WorkflowQueries queries = new WorkflowQueries(rig.db.vendor());
-        // as a launch behind busy slots leaves them: the step queued, its episode running and marked queued
-        rig.db.inNewTransaction(em -> {
-            em.createNativeQuery("UPDATE cyclium_workflow_steps SET state = 'queued' WHERE instance_id = ?1 AND step_id = 'a'")
-                    .setParameter(1, id).executeUpdate();
-            return em.createNativeQuery("UPDATE cyclium_episodes SET queued_at = updated_at WHERE id = ?1").setParameter(1, a)
-                    .executeUpdate();
-        });
+        queuedInItsNode(rig, id, a);
         java.util.Set<String> waiting = rig.db.inNewTransaction(em -> queries.queuedButStarted(em, id));
         assertThat(waiting).as("still waiting for a slot").isEmpty();
 
@@ -416,5 +410,35 @@ class StepAdvancesInItsCommitTest {
         java.util.Set<String> started = rig.db.inNewTransaction(em -> queries.queuedButStarted(em, id));
         assertThat(started).containsExactly("a");
         assertThat(rig.steps(id).get("a").state()).as("the row itself is not written").isEqualTo(StepState.QUEUED);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_reconcile_leaves_a_step_queued_while_its_episode_waits_in_its_node_s_queue_and_marks_it_running_once_it_started(
+            Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        String a = rig.episodes.only("a", 1).episodeId();
+        queuedInItsNode(rig, id, a);
+
+        rig.engine.reconcile(null, true, null, 100);
+        assertThat(rig.steps(id).get("a").state()).as("still waiting: not started").isEqualTo(StepState.QUEUED);
+
+        rig.db.inNewTransaction(em -> rig.store.leftQueue(em, a));
+        rig.engine.reconcile(null, true, null, 100);
+        assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.RUNNING);
+    }
+
+    /**
+     * Step a and its episode as a launch behind busy slots or a concurrency key at its limit leaves
+     * them: the step queued, its episode running and marked queued.
+     */
+    private static void queuedInItsNode(Rig rig, String instanceId, String episodeId) {
+        rig.db.inNewTransaction(em -> {
+            em.createNativeQuery("UPDATE cyclium_workflow_steps SET state = 'queued' WHERE instance_id = ?1 AND step_id = 'a'")
+                    .setParameter(1, instanceId).executeUpdate();
+            return em.createNativeQuery("UPDATE cyclium_episodes SET queued_at = updated_at WHERE id = ?1")
+                    .setParameter(1, episodeId).executeUpdate();
+        });
     }
 }

@@ -10,8 +10,10 @@ import java.util.Map;
  * The live picture of an instance's DAG as inline SVG: one column per depth (a step sits one
  * column right of its deepest dependency), a box per step coloured by its state with its attempt
  * and, while a retry waits, when it is due as every page says a time ("retry in 18 s", measured on
- * the database clock, the exact instant in the box's hover text); an arrow per dependency. A box whose step has an
- * episode links to that episode's page. Everything written into the SVG is escaped.
+ * the database clock, the exact instant in the box's hover text); a step with a concurrency key names
+ * it and its limit (or that its episode waits for it; the hover text says why); an arrow per
+ * dependency. A box whose step has an episode links to that episode's page. Everything written
+ * into the SVG is escaped.
  */
 final class WorkflowDiagram {
 
@@ -66,13 +68,17 @@ final class WorkflowDiagram {
             String label = s.state() + (waiting ? " (retry)" : "") + " · attempt " + s.attempt() + "/" + s.maxAttempts();
             String third = waiting ? retryDue(s.nextAttemptAt(), now)
                     : s.approval() && s.approvedAt() == null && "pending".equals(s.state()) ? "awaits approval"
+                    : s.concurrencyKey() != null ? keyLabel(s)
                     : s.critical() ? "" : "non-critical";
             if (s.episodeId() != null) {
                 svg.append("<a href=\"").append(escape(episodeUrl.apply(s.episodeId()))).append("\">");
             }
             svg.append("<g class=\"step step-").append(escape(s.state())).append("\" data-step=\"").append(escape(s.stepId()))
                     .append("\"><title>").append(escape(s.stepId() + ": " + label + (s.errorClass() == null ? "" : " · " + s.errorClass())
-                            + (waiting ? " · next attempt " + ConsoleFormat.exactUtc(s.nextAttemptAt()) : "")))
+                            + (waiting ? " · next attempt " + ConsoleFormat.exactUtc(s.nextAttemptAt()) : "")
+                            + (s.concurrencyKey() == null ? "" : " · concurrency key " + s.concurrencyKey() + ", "
+                                    + s.concurrencyLimit() + " at once per key")
+                            + (s.queuedBecause() == null ? "" : " · waits: " + s.queuedBecause())))
                     .append("</title><rect x=\"").append(p[0]).append("\" y=\"").append(p[1]).append("\" width=\"").append(BOX_W)
                     .append("\" height=\"").append(BOX_H).append("\" rx=\"6\" fill=\"").append(fill)
                     .append("\" stroke=\"").append(s.critical() ? "#374151" : "#9ca3af").append("\"")
@@ -116,6 +122,12 @@ final class WorkflowDiagram {
     static String escape(String s) {
         return s == null ? "" : s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;")
                 .replace("'", "&#39;");
+    }
+
+    /** A keyed step's third line: its key and limit, or, while its episode waits for that key, that it waits. */
+    static String keyLabel(StepView s) {
+        return s.queuedBecause() != null ? "waits for key " + s.concurrencyKey()
+                : "key " + s.concurrencyKey() + ", " + s.concurrencyLimit() + " at once";
     }
 
     /** "retry in 18 s", or once it is due and not yet taken, "retry due 2 s ago". */

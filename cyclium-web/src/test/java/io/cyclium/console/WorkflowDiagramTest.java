@@ -82,6 +82,26 @@ class WorkflowDiagramTest {
     }
 
     @Test
+    void a_keyed_step_names_its_concurrency_key_and_limit_and_while_it_waits_the_hover_text_says_why() throws Exception {
+        StepView running = new StepView("work", "actor", "exp", List.of(), true, false, "running", 1, 3, null, null, "e1", null,
+                null, null, 0, null, "$.tenant", 1, null);
+        StepView queued = new StepView("next", "actor", "exp", List.of("work"), false, false, "queued", 1, 3, null, null, "e2",
+                null, null, null, 0, null, "$.tenant", 2, "step wf/next key acme at limit 2/2");
+        Document doc = parse(WorkflowDiagram.svg(List.of(running, queued), e -> "/e?id=" + e, NOW));
+
+        Element work = group(doc, "work");
+        assertThat(work.getTextContent()).contains("key $.tenant, 1 at once");
+        assertThat(work.getElementsByTagName("title").item(0).getTextContent())
+                .endsWith("concurrency key $.tenant, 1 at once per key");
+        Element next = group(doc, "next");
+        assertThat(next.getTextContent()).contains("waits for key $.tenant").doesNotContain("non-critical");
+        assertThat(next.getElementsByTagName("title").item(0).getTextContent())
+                .endsWith("concurrency key $.tenant, 2 at once per key · waits: step wf/next key acme at limit 2/2");
+        assertThat(group(parse(WorkflowDiagram.svg(List.of(step("plain", "running", 1, null, "e3", true)), e -> e, NOW)),
+                "plain").getTextContent()).doesNotContain("key");
+    }
+
+    @Test
     void text_from_the_database_is_escaped() throws Exception {
         String svg = WorkflowDiagram.svg(List.of(step("<script>&", "failed", 1, null, "\"><x", true)), e -> "/e?id=" + e, NOW);
 

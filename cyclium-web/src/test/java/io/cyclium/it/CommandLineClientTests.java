@@ -281,22 +281,9 @@ interface CommandLineClientTests {
                 instances.add(json(started.out()).asJsonObject().getString("id"));
             }
             // the slow step runs for a minute: one acme step runs, the other waits for its key
-            JsonObject waiting = Await.until(Duration.ofSeconds(30), "the client shows one acme step waiting for its key", () -> {
-                for (String id : instances) {
-                    try {
-                        for (var s : json(succeeded(cyclium(base, "workflow", "instance", id)).out()).asJsonObject()
-                                .getJsonArray("steps")) {
-                            JsonObject step = s.asJsonObject();
-                            if (step.containsKey("queuedBecause") && !step.isNull("queuedBecause")) {
-                                return step;
-                            }
-                        }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-                return null;
-            });
+            JsonObject waiting = QueuedSteps.awaitOne(Duration.ofSeconds(30), "the client shows one acme step waiting for its key",
+                    instances, id -> json(succeeded(cyclium(base, "workflow", "instance", id)).out()).asJsonObject()
+                            .getJsonArray("steps").getValuesAs(JsonObject.class));
             assertThat(waiting.getString("concurrencyKey")).isEqualTo("$.tenant");
             assertThat(waiting.getInt("concurrencyLimit")).isEqualTo(1);
             assertThat(waiting.getString("queuedBecause")).isEqualTo("step " + wf + "/work key acme at limit 1/1");

@@ -197,19 +197,8 @@ class WorkflowsIT {
                 .getString("id");
         try {
             // the slow step runs for a minute: the first of acme and globex's run, the second of acme waits for its key
-            JsonObject waiting = Await.until(WAIT, "one acme step waiting for its key", () -> {
-                for (String id : List.of(acme1, acme2)) {
-                    try {
-                        JsonObject step = steps(call("GET", "api/workflow-instances/" + id, null, 200)).get("work");
-                        if (step != null && step.containsKey("queuedBecause") && !step.isNull("queuedBecause")) {
-                            return step;
-                        }
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-                return null;
-            });
+            JsonObject waiting = QueuedSteps.awaitOne(WAIT, "one acme step waiting for its key", List.of(acme1, acme2),
+                    id -> call("GET", "api/workflow-instances/" + id, null, 200).getJsonArray("steps").getValuesAs(JsonObject.class));
             assertThat(waiting.getString("concurrencyKey")).isEqualTo("$.tenant");
             assertThat(waiting.getInt("concurrencyLimit")).isEqualTo(1);
             assertThat(waiting.getString("state")).isEqualTo("queued");

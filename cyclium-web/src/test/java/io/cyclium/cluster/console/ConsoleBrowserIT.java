@@ -388,6 +388,52 @@ class ConsoleBrowserIT {
     }
 
     @Test
+    void an_admin_cancels_a_running_bulk_action_from_its_page_and_the_rest_of_its_items_are_skipped() {
+        // 5,000 finished episodes (rows, not runs): a bulk cancel records each as skipped at about 125 items/s,
+        // so the action is still running while the browser logs in, opens it and cancels it
+        String expectation = "bulk_fill_" + UUID.randomUUID().toString().substring(0, 8);
+        int total = 5_000;
+        try (java.sql.Connection c = cluster.database().connect();
+                java.sql.PreparedStatement insert = c.prepareStatement("INSERT INTO cyclium_episodes (id, actor_id,"
+                        + " expectation_id, trigger_type, status, started_at, finished_at, updated_at) SELECT"
+                        + " md5(random()::text || g)::uuid::text, 'cluster_actor', ?, 'manual', 'done', now() - interval '1 hour',"
+                        + " now() - interval '1 hour', now() - interval '1 hour' FROM generate_series(1, ?) g")) {
+            insert.setString(1, expectation);
+            insert.setInt(2, total);
+            assertThat(insert.executeUpdate()).isEqualTo(total);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        HttpReply started = node.post("/bulk-actions", "{\"action\":\"cancel\",\"filter\":{\"actor\":\"cluster_actor\","
+                + "\"expectation\":\"" + expectation + "\"},\"expectedCount\":" + total + "}");
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        String id = started.jsonObject().getString("id");
+
+        logIn("admin", adminPassword());
+        browser.get(base() + "bulk.xhtml?id=" + enc(id));
+        await(d -> !d.findElements(By.id("bulkForm:status")).isEmpty());
+        assertThat(text("bulkForm:status")).as("still working through " + total + " items").isEqualTo("running");
+        shot("bulk-running");
+        click("bulkForm:cancel");
+        await(d -> d.findElement(By.cssSelector(".ui-confirmdialog-yes")).isDisplayed());
+        assertThat(browser.findElement(By.xpath("//div[contains(@class,'ui-dialog') and .//button[contains(@class,"
+                + "'ui-confirmdialog-yes')]]")).getText()).contains("The items not yet processed are skipped");
+        browser.findElement(By.cssSelector(".ui-confirmdialog-yes")).click();
+
+        await(d -> "canceled".equals(d.findElement(By.id("bulkForm:status")).getText()));
+        assertThat(browser.findElements(By.id("bulkForm:cancel"))).as("nothing left to cancel").isEmpty();
+        shot("bulk-canceled");
+        JsonObject action = node.get("/bulk-actions/" + id + "?result=skipped&limit=1").jsonObject().getJsonObject("action");
+        assertThat(action.getString("status")).isEqualTo("canceled");
+        assertThat(action.getInt("done") + action.getInt("skipped") + action.getInt("failed")).as(action.toString())
+                .isEqualTo(total);
+        assertThat(node.get("/bulk-actions/" + id + "?result=skipped&limit=500").jsonObject().getJsonArray("items")
+                .getValuesAs(JsonObject.class)).extracting(i -> i.getString("reason")).contains("action canceled");
+        assertThat(node.get("/audit?action=bulk.cancel&subject=" + id).jsonArray().getValuesAs(JsonObject.class))
+                .extracting(o -> o.getString("user") + " " + o.getString("outcome")).containsExactly("admin ok");
+    }
+
+    @Test
     void a_viewer_sees_a_paused_badge_on_actors_and_workflows_but_no_pause_button() {
         assertThat(node.post("/actors/resource_monitor/pause", "").status()).isEqualTo(200);
         String workflow = node.get("/workflows").jsonArray().getJsonObject(0).getString("id");
@@ -684,6 +730,61 @@ class ConsoleBrowserIT {
         await(d -> "completed".equals(d.findElement(By.id("instance:status")).getText()));
         assertThat(dagStates()).containsExactly("completed");
         assertThat(browser.findElement(flaky).getText()).contains("attempt 2/3");
+    }
+
+    @Test
+    void a_keyed_step_names_its_concurrency_key_in_the_dag_and_the_one_waiting_for_it_says_so() {
+        String wf = "console_keyed_" + UUID.randomUUID().toString().substring(0, 8);
+        HttpReply put = node.put("/workflows/" + wf, "{\"id\": \"" + wf + "\", \"subjectKey\": \"subject\", \"steps\": ["
+                + "{\"id\": \"work\", \"actor\": \"cluster_actor\", \"expectation\": \"long_fail\","
+                + " \"concurrencyKey\": \"$.tenant\", \"concurrencyLimit\": 1}]}");
+        assertThat(put.status()).as(put.body()).isEqualTo(200);
+        List<String> instances = new java.util.ArrayList<>();
+        try {
+            // each step runs ten minutes: one acme step runs, the other waits for the key
+            for (int i = 1; i <= 2; i++) {
+                HttpReply r = node.post("/workflows/" + wf + "/instances", "{\"payload\": {\"subject\": \"" + wf + "-" + i
+                        + "\", \"tenant\": \"acme\", \"steps\": 600, \"stepMs\": 1000}}");
+                assertThat(r.status()).as(r.body()).isEqualTo(201);
+                instances.add(r.jsonObject().getString("id"));
+            }
+            // [running instance, waiting instance] once one step runs and the other's episode waits for the key
+            List<String> roles = io.cyclium.it.Await.until(WAIT, "one acme step running, the other waiting for its key", () -> {
+                String running = null;
+                String waiting = null;
+                for (String i : instances) {
+                    JsonObject step = node.get("/workflow-instances/" + i).jsonObject().getJsonArray("steps").getJsonObject(0);
+                    if ("running".equals(step.getString("state"))) {
+                        running = i;
+                    } else if ("queued".equals(step.getString("state")) && !step.isNull("queuedBecause")
+                            && step.getString("queuedBecause", "").endsWith("at limit 1/1")) {
+                        waiting = i;
+                    }
+                }
+                return running != null && waiting != null ? List.of(running, waiting) : null;
+            });
+            String running = roles.get(0);
+            String waiting = roles.get(1);
+            logIn("admin", adminPassword());
+
+            browser.get(base() + "workflow.xhtml?id=" + enc(running));
+            By work = By.cssSelector("svg.workflow-dag g.step[data-step='work']");
+            await(d -> d.findElement(work).getText().contains("key $.tenant, 1 at once"));
+            assertThat(browser.findElement(By.cssSelector("svg.workflow-dag g.step[data-step='work'] title"))
+                    .getAttribute("textContent")).endsWith("concurrency key $.tenant, 1 at once per key");
+            shot("keyed-running");
+
+            browser.get(base() + "workflow.xhtml?id=" + enc(waiting));
+            await(d -> d.findElement(work).getText().contains("waits for key $.tenant"));
+            assertThat(browser.findElement(By.cssSelector("svg.workflow-dag g.step[data-step='work'] title"))
+                    .getAttribute("textContent")).contains("waits: step " + wf + "/work key acme at limit 1/1");
+            assertThat(text("instance:steps")).contains("$.tenant (1 at once per key)");
+            shot("keyed-waiting");
+        } finally {
+            for (String i : instances) {
+                node.post("/workflow-instances/" + i + "/cancel", "");
+            }
+        }
     }
 
     /** The episode an event of type timers.sleep with this id stored (the sleeper expectation of the cluster actor). */
