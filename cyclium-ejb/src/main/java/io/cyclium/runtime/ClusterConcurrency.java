@@ -62,6 +62,21 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         return writes.inGroupTransaction(em -> admit(em, episodeId, slots, limits, neverHeld && runs.getAndIncrement() == 0));
     }
 
+    /** All in one transaction shared with other writes; only the first run takes blind (see {@link #admit}). */
+    @Override
+    public long[] admit(List<Admission> asked) {
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        return writes.inGroupTransaction(em -> {
+            boolean first = runs.getAndIncrement() == 0;
+            long[] answers = new long[asked.size()];
+            for (int i = 0; i < asked.size(); i++) {
+                Admission a = asked.get(i);
+                answers[i] = admit(em, a.episodeId(), a.slots(), a.rates(), a.neverHeld() && first);
+            }
+            return answers;
+        });
+    }
+
     @Override
     public long admitIn(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh) {

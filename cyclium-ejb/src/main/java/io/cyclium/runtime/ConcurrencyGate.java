@@ -57,6 +57,23 @@ public interface ConcurrencyGate {
      */
     long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld);
 
+    /** One episode's part of {@link #admit(List)}. */
+    record Admission(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld) {
+    }
+
+    /**
+     * {@link #admit} for several episodes in one transaction, each all or none: the answers in
+     * their order. By default one after the other.
+     */
+    default long[] admit(List<Admission> asked) {
+        long[] answers = new long[asked.size()];
+        for (int i = 0; i < asked.size(); i++) {
+            Admission a = asked.get(i);
+            answers[i] = admit(a.episodeId(), a.slots(), a.rates(), a.neverHeld());
+        }
+        return answers;
+    }
+
     /**
      * {@link #admit} in the caller's transaction: the one that stores a fresh episode
      * ({@code fresh}: it never held a slot), or runs a store again whose answer was lost.

@@ -447,82 +447,157 @@ final class SlotQueue {
         Set<String> full = null;
         while (true) {
             Pending next;
+            List<Pending> batch = null;
+            Pending plain = null;
             synchronized (this) {
                 if (!accepting || queue.isEmpty() || active.size() + reserved >= maxConcurrent) {
                     return;
                 }
-                next = fair || anyPriority ? fairestNotHeld(full) : firstNotHeld();
+                next = pick(full);
                 if (next == null) {
                     return;
                 }
                 if (next.limited()) {
-                    reserved++;
-                    admitting.put(next.episodeId(), next);
+                    // the limited entries that fit the free local slots take their slots together,
+                    // in one transaction: one at a time, a queue drains at one commit per start
+                    batch = new ArrayList<>();
+                    plain = admitting(next, batch, full);
                 } else {
                     active.add(next.episodeId());
                     started(next);
                 }
             }
-            if (next.limited() && !admitted(next)) {
-                if (full == null) {
-                    full = new HashSet<>();
+            if (batch != null) {
+                List<Pending> admitted = admitted(batch);
+                for (Pending p : batch) {
+                    if (!admitted.contains(p)) {
+                        if (full == null) {
+                            full = new HashSet<>();
+                        }
+                        full.addAll(p.limitNames());
+                    }
                 }
-                full.addAll(next.limitNames());
+                admitted.forEach(this::launch);
+                if (plain != null) {
+                    launch(plain);
+                }
                 continue;
             }
-            try {
-                launcher.start(next.episodeId(), next.fresh(), next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
-                leave(next.episodeId());
-                if (next.handedClaim() != null) {
-                    launcher.releaseClaim(next.handedClaim(), "episode " + next.episodeId() + " could not start");
-                }
+            launch(next);
+        }
+    }
+
+    /** Under the lock: the next entry to start (see {@link #drain}), out of the queue; null when none may. */
+    private Pending pick(Set<String> full) {
+        return fair || anyPriority ? fairestNotHeld(full) : firstNotHeld();
+    }
+
+    /** The most limited entries admitted in one transaction (bounded by the free local slots too). */
+    private static final int ADMIT_AT_ONCE = 64;
+
+    /**
+     * Under the lock: reserves a local slot for {@code first} and for each further limited entry
+     * that fits, into {@code batch}, in the order {@link #pick} gives them — each pick as if the one
+     * before had started (its group's turn is taken), so a batch turns over the keys as single starts
+     * would. A plain entry met on the way ends the batch and is returned, already active.
+     */
+    private Pending admitting(Pending first, List<Pending> batch, Set<String> full) {
+        Pending p = first;
+        while (true) {
+            reserved++;
+            admitting.put(p.episodeId(), p);
+            batch.add(p);
+            if (fair) {
+                lastStart.put(p.group(), ++starts);
+            }
+            if (batch.size() >= ADMIT_AT_ONCE || active.size() + reserved >= maxConcurrent || queue.isEmpty()) {
+                return null;
+            }
+            p = pick(full);
+            if (p == null) {
+                return null;
+            }
+            if (!p.limited()) {
+                active.add(p.episodeId());
+                started(p);
+                return p;
+            }
+        }
+    }
+
+    /** Starts a task for an entry that is active here now; a start the executor refuses is left to recovery. */
+    private void launch(Pending next) {
+        try {
+            launcher.start(next.episodeId(), next.fresh(), next.resume(), next.handedClaim(), () -> exited(next.episodeId()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not start queued episode " + next.episodeId() + "; recovery will pick it up", e);
+            leave(next.episodeId());
+            if (next.handedClaim() != null) {
+                launcher.releaseClaim(next.handedClaim(), "episode " + next.episodeId() + " could not start");
             }
         }
     }
 
     /**
-     * Takes the entry's slots on the database; true when it holds them and is now active here.
-     * Otherwise the entry is back in the queue (a full limit, another node faster, the database
-     * unreachable: a later pass tries again) — or gone, when it was canceled meanwhile.
+     * Takes the entries' slots on the database, each all or none, in one transaction; returns those
+     * that hold them and are now active here. The others are back in the queue, in their order (a
+     * full limit, another node faster, the database unreachable: a later pass tries again) — or
+     * gone, when canceled meanwhile.
      */
-    private boolean admitted(Pending next) {
-        long answer;
+    private List<Pending> admitted(List<Pending> batch) {
+        long[] answers;
         try {
-            // a fresh episode that waited here never held a slot: under a large limit it may take one blind
-            answer = gate.admit(next.episodeId(), next.limits(), next.rates(), !next.recovered() && next.fresh() != null);
+            List<ConcurrencyGate.Admission> asked = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                // a fresh episode that waited here never held a slot: under a large limit it may take one blind
+                asked.add(new ConcurrencyGate.Admission(p.episodeId(), p.limits(), p.rates(), !p.recovered() && p.fresh() != null));
+            }
+            answers = gate.admit(asked);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Could not take a concurrency slot or rate token for episode " + next.episodeId()
-                    + " (actor " + actorId + "); it stays queued and a later pass tries again", e);
-            answer = ConcurrencyGate.LIMIT_FULL;
+            LOG.log(Level.WARNING, "Could not take the concurrency slots or rate tokens of " + batch.size() + " episode(s) of actor "
+                    + actorId + " (first " + batch.get(0).episodeId() + "); they stay queued and a later pass tries again", e);
+            answers = new long[batch.size()];
+            java.util.Arrays.fill(answers, ConcurrencyGate.LIMIT_FULL);
         }
-        boolean taken = answer == ConcurrencyGate.ADMITTED;
-        boolean canceled;
+        List<Pending> admitted = new ArrayList<>(batch.size());
+        List<Pending> back = new ArrayList<>();
+        List<String> giveBack = new ArrayList<>();
         synchronized (this) {
-            reserved--;
-            admitting.remove(next.episodeId());
-            canceled = canceledWhileAdmitting.remove(next.episodeId());
-            if (!canceled) {
-                if (taken && accepting) {
-                    active.add(next.episodeId());
-                    holding.add(next.episodeId());
-                    gate.holding(next.episodeId(), next.limits());
-                    started(next);
-                    return true;
+            for (int i = 0; i < batch.size(); i++) {
+                Pending p = batch.get(i);
+                boolean taken = answers[i] == ConcurrencyGate.ADMITTED;
+                reserved--;
+                admitting.remove(p.episodeId());
+                if (canceledWhileAdmitting.remove(p.episodeId())) {
+                    if (taken) {
+                        giveBack.add(p.episodeId());
+                    }
+                    continue;
                 }
-                queue.addFirst(next);
-                if (answer == ConcurrencyGate.LIMIT_FULL) {
-                    atLimit.add(next.group());
-                } else if (answer > 0) {
-                    ratesDry.addAll(next.rateNames());
+                if (taken && accepting) {
+                    active.add(p.episodeId());
+                    holding.add(p.episodeId());
+                    gate.holding(p.episodeId(), p.limits());
+                    started(p);
+                    admitted.add(p);
+                    continue;
+                }
+                if (taken) {
+                    giveBack.add(p.episodeId()); // this queue stopped meanwhile
+                }
+                back.add(p);
+                if (answers[i] == ConcurrencyGate.LIMIT_FULL) {
+                    atLimit.add(p.group());
+                } else if (answers[i] > 0) {
+                    ratesDry.addAll(p.rateNames());
                 }
             }
+            for (int i = back.size() - 1; i >= 0; i--) {
+                queue.addFirst(back.get(i));
+            }
         }
-        if (taken) {
-            giveBack(next.episodeId()); // canceled while it took them, or this queue stopped meanwhile
-        }
-        return false;
+        giveBack.forEach(this::giveBack);
+        return admitted;
     }
 
     /** Under the lock: the entry's group started now. */

@@ -215,6 +215,35 @@ class ConcurrencyLimitsTest {
         assertThat(n.started()).containsExactly(first.episodeId(), other.episodeId(), second.episodeId());
     }
 
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void waiting_episodes_that_fit_the_free_slots_take_their_cluster_slots_together_in_one_transaction(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        io.cyclium.testing.StatementCountingTx writes = new io.cyclium.testing.StatementCountingTx(db);
+        java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ManualScheduler timers = new ManualScheduler(clock);
+        RowsLauncher launcher = new RowsLauncher(db);
+        ActorRuntime rt = new ActorRuntime(actor(500, keyed("work", 100)), 8, launcher, new ActorRuntime.Context(timers, clock,
+                Telemetry.NOOP, "node-a", "stack-a", null, new Jitter(Duration.ZERO), () -> NodeMode.FULL))
+                .limitedBy(new ClusterConcurrency(db, writes, db.vendor(), "node-a"), Duration.ofMillis(500), Duration.ofSeconds(60))
+                .pausedBy((actorId, expectation) -> paused.get());
+        Node n = new Node(rt, launcher, timers);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            ids.add(n.fire("work", i % 2 == 0 ? "tenant-a" : "tenant-b", null).episodeId());
+        }
+        assertThat(n.started()).as("held by the pause").isEmpty();
+
+        paused.set(false);
+        rt.wake();
+        assertThat(n.started()).as("as many as there are local slots, both keys").hasSize(8)
+                .containsAll(List.of(ids.get(0), ids.get(1)));
+        assertThat(writes.transactions()).as("one transaction for the eight admissions").isEqualTo(1);
+        assertThat(slotsInUse(db, "worker/work", "tenant-a") + slotsInUse(db, "worker/work", "tenant-b")).isEqualTo(8);
+        assertThat(slotsInUse(db, "worker", ConcurrencySlot.WHOLE_ACTOR)).isEqualTo(8);
+        assertThat(n.rt().queuedCount()).isEqualTo(4);
+    }
+
     @org.junit.jupiter.api.Test
     void a_free_number_is_drawn_among_the_free_ones_only_and_none_when_all_are_used() {
         java.util.Set<Integer> used = new java.util.HashSet<>(List.of(0, 1, 3));
