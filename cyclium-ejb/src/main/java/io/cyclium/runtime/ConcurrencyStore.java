@@ -74,7 +74,10 @@ public final class ConcurrencyStore {
             return true;
         }
         if (used.size() >= slot.limit()) {
-            if (freeEnded(em, slot) == 0) {
+            // a fresh episode being stored leaves the clean-up of ended slots to the queue's admission
+            // (it waits there now): the range DELETE's locks deadlocked concurrent storing
+            // transactions of one key on MariaDB
+            if (fresh || freeEnded(em, slot) == 0) {
                 return false;
             }
             used = used(em, slot);

@@ -142,6 +142,8 @@ final class SlotQueue {
     private final Set<String> holding = new HashSet<>();
     /** Group → the start counter at its last start: the group that started least recently goes first. */
     private final Map<String, Long> lastStart = new HashMap<>();
+    /** Group → how many of its entries are in the queue: with one group (and one priority) there is no turn to weigh. */
+    private final Map<String, Integer> waiting = new HashMap<>();
     /** Groups whose limit was full at their last try (what "waiting for its key" counts). */
     private final Set<String> atLimit = new HashSet<>();
     /** Rate limits that had no token at their last try (what "waiting for a rate limit" counts). */
@@ -302,13 +304,14 @@ final class SlotQueue {
                     // never one a pause holds: paused work waits whole (another expectation's may be shed)
                     if (!p.recovered() && !p.resume() && !held(p) && !p.limited()) {
                         it.remove();
+                        left(p);
                         shed = p.episodeId();
                         break;
                     }
                 }
             }
-            queue.addLast(stamp(new Pending(episodeId, false, null, false, fresh,
-                    fresh == null ? null : fresh.ref().expectationId()).limitedBy(limits, rates, priority)));
+            queue.addLast(joined(stamp(new Pending(episodeId, false, null, false, fresh,
+                    fresh == null ? null : fresh.ref().expectationId()).limitedBy(limits, rates, priority))));
             now = limits.isEmpty() && rates.isEmpty();
             if (!now && !drainPending) {
                 // one drain handed over at a time: a burst of fresh limited entries costs one submission
@@ -353,7 +356,7 @@ final class SlotQueue {
                     // the row was marked outside the lock: the same episode may have arrived meanwhile
                     late = merge(p);
                     if (late == Merge.NEW) {
-                        queue.addLast(stamp(p));
+                        queue.addLast(joined(stamp(p)));
                     }
                 }
                 if (late == Merge.LEASE_SURPLUS) {
@@ -593,7 +596,7 @@ final class SlotQueue {
                 }
             }
             for (int i = back.size() - 1; i >= 0; i--) {
-                queue.addFirst(back.get(i));
+                queue.addFirst(joined(back.get(i)));
             }
         }
         giveBack.forEach(this::giveBack);
@@ -622,6 +625,9 @@ final class SlotQueue {
         if (actorId != null && check.holds(actorId, null)) {
             return null;
         }
+        if (waiting.size() <= 1 && !anyPriority) {
+            return firstOfOneGroup(check, full);
+        }
         Pending best = null;
         long bestLast = 0;
         for (Pending p : queue) {
@@ -636,8 +642,42 @@ final class SlotQueue {
         }
         if (best != null) {
             queue.remove(best);
+            left(best);
         }
         return best;
+    }
+
+    /**
+     * {@link #fairestNotHeld} when every queued entry is of one group and of one priority (no
+     * turn between groups to take, no priority to weigh): the first in the queue that no pause
+     * holds — the oldest, as the walk over all would find — without walking a long queue. When that
+     * one waits for a limit found full in this pass, so do the others of its group: the pass ends.
+     */
+    private Pending firstOfOneGroup(PauseCheck check, Set<String> full) {
+        for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (actorId != null && check.holds(actorId, p.expectationId())) {
+                continue;
+            }
+            if (waitsFor(p, full)) {
+                return null;
+            }
+            it.remove();
+            left(p);
+            return p;
+        }
+        return null;
+    }
+
+    /** Under the lock: {@code p} is in the queue now (counted in its group). */
+    private Pending joined(Pending p) {
+        waiting.merge(p.group(), 1, Integer::sum);
+        return p;
+    }
+
+    /** Under the lock: {@code p} left the queue. */
+    private void left(Pending p) {
+        waiting.computeIfPresent(p.group(), (g, n) -> n > 1 ? n - 1 : null);
     }
 
     private static boolean waitsFor(Pending p, Set<String> full) {
@@ -681,6 +721,7 @@ final class SlotQueue {
             Pending p = it.next();
             if (actorId == null || !check.holds(actorId, p.expectationId())) {
                 it.remove();
+                left(p);
                 return p;
             }
         }
@@ -717,7 +758,15 @@ final class SlotQueue {
         if (admitting.containsKey(episodeId)) {
             return canceledWhileAdmitting.add(episodeId);
         }
-        return queue.removeIf(p -> p.episodeId().equals(episodeId));
+        for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (p.episodeId().equals(episodeId)) {
+                it.remove();
+                left(p);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** No more starts from the queue (drain, undeploy); running tasks are the drainer's business. */
