@@ -80,6 +80,9 @@ public class RecoverySweep {
     @Inject
     WaitAlarm alarm;
 
+    @Inject
+    java.time.Clock clock;
+
     @Resource
     TimerService timers;
 
@@ -89,11 +92,13 @@ public class RecoverySweep {
     private OrphanRecovery recovery;
     private DueWaits dueWaits;
     private DueWakeTimer dueWakes;
+    private io.cyclium.runtime.IdleSlotCleanup idleSlots;
 
     @PostConstruct
     void start() {
         recovery = new OrphanRecovery(config, identity.name(), tx, new RecoveryStore(vendor), claims, actors, resolvers,
                 finished::fire, telemetry);
+        idleSlots = new io.cyclium.runtime.IdleSlotCleanup(tx, vendor, clock);
         io.cyclium.episode.WaitStore waits = new io.cyclium.episode.WaitStore(vendor).withAlarm(alarm);
         dueWaits = new DueWaits(tx, waits, new io.cyclium.episode.WaitResolution(new io.cyclium.episode.EpisodeStore(vendor), waits),
                 identity.name(), actors, telemetry);
@@ -118,6 +123,14 @@ public class RecoverySweep {
                     SweepReport r = sweep(SweepScope.of(config.stackSlug(), config.env()));
                     if (r.found() > 0) {
                         LOG.info(() -> "Recovery sweep on " + identity.name() + ": " + r);
+                    }
+                });
+        // its own pass: a failed clean-up is logged and counted apart, and never holds back a sweep
+        BackgroundPass.run("idle_slot_cleanup", LOG, telemetry, () -> "Deleting idle concurrency-slot rows on "
+                + identity.name() + " failed; the next sweep tries again", () -> {
+                    int gone = idleSlots.runIfDue();
+                    if (gone > 0) {
+                        LOG.fine(() -> "Deleted " + gone + " concurrency-slot rows idle for a day on " + identity.name());
                     }
                 });
     }

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Where: a fresh episode takes them in the transaction that stores it ({@link #admitIn}, the
  * group commit's), a restart or a queued one in a transaction of its own ({@link #admit}). They go
  * back in the episode's terminal write (this is the task environment's {@link HeldSlots}), or — a
- * run that ended without one — in a transaction of its own when its task exits ({@link #release}).
+ * run that ended without one — in a transaction of its own when its task exits ({@link #release}):
+ * each by its number, which the admission remembers until {@link #holding} pairs it with its slot.
  */
 public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
@@ -28,10 +29,19 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     private final ConcurrencyStore store;
     private final RateStore rates;
     private final String node;
-    /** Episodes running here with the slots their terminal write has not given back yet. */
-    private final Map<String, List<ConcurrencySlot>> held = new ConcurrentHashMap<>();
+    /** Episodes running here with the slots (and their numbers) their terminal write has not given back yet. */
+    private final Map<String, List<Held>> held = new ConcurrentHashMap<>();
     /** Episodes whose terminal write gave their slots back, until their task exits (which then has nothing to do). */
     private final Set<String> releasedInCommit = ConcurrentHashMap.newKeySet();
+    /**
+     * The numbers the last admission of an episode took, in its slots' order, until {@link #holding}
+     * pairs them with the slots: a give-back by number is one row by its primary key.
+     */
+    private final Map<String, int[]> admittedNumbers = new ConcurrentHashMap<>();
+
+    /** A slot an episode holds, and its number ({@link ConcurrencyStore#NONE}: not known here). */
+    private record Held(ConcurrencySlot slot, int number) {
+    }
 
     public ClusterConcurrency(Tx tx, DatabaseVendor vendor, String node) {
         this(tx, tx, vendor, node);
@@ -85,11 +95,11 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh) {
+        int[] numbers = new int[slots.size()];
         for (int i = 0; i < slots.size(); i++) {
-            if (!store.take(em, slots.get(i), episodeId, node, fresh)) {
-                if (i > 0) {
-                    store.release(em, episodeId); // all or none
-                }
+            numbers[i] = store.take(em, slots.get(i), episodeId, node, fresh);
+            if (numbers[i] == ConcurrencyStore.NONE) {
+                giveBack(em, episodeId, slots, numbers, i); // all or none
                 return LIMIT_FULL;
             }
         }
@@ -100,28 +110,51 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
                 for (int j = 0; j < i; j++) {
                     rates.giveBack(em, limits.get(j));
                 }
-                if (!slots.isEmpty()) {
-                    store.release(em, episodeId);
-                }
+                giveBack(em, episodeId, slots, numbers, slots.size());
                 return due;
             }
+        }
+        if (!slots.isEmpty()) {
+            if (admittedNumbers.size() > 100_000) {
+                admittedNumbers.clear(); // admissions never started here (a failed store): a give-back by key does
+            }
+            admittedNumbers.put(episodeId, numbers);
         }
         return ADMITTED;
     }
 
+    /** Gives back the first {@code taken} of {@code slots}, which this admission took as {@code numbers}. */
+    private void giveBack(EntityManager em, String episodeId, List<ConcurrencySlot> slots, int[] numbers, int taken) {
+        for (int i = 0; i < taken; i++) {
+            store.release(em, slots.get(i), numbers[i], episodeId);
+        }
+    }
+
     @Override
     public void holding(String episodeId, List<ConcurrencySlot> slots) {
+        int[] numbers = admittedNumbers.remove(episodeId);
         if (!slots.isEmpty()) {
-            held.put(episodeId, List.copyOf(slots));
+            List<Held> slotsHeld = new java.util.ArrayList<>(slots.size());
+            for (int i = 0; i < slots.size(); i++) {
+                boolean known = numbers != null && numbers.length == slots.size();
+                slotsHeld.add(new Held(slots.get(i), known ? numbers[i] : ConcurrencyStore.NONE));
+            }
+            held.put(episodeId, slotsHeld);
         }
     }
 
     /** Gives the slots back unless the episode's terminal write already did. */
     @Override
     public void release(String episodeId) {
-        held.remove(episodeId);
+        admittedNumbers.remove(episodeId);
+        List<Held> slots = held.remove(episodeId);
         if (!releasedInCommit.remove(episodeId)) {
-            tx.run(em -> store.release(em, episodeId));
+            if (slots == null) {
+                tx.run(em -> store.release(em, episodeId));
+            } else {
+                tx.run(em -> releaseEach(em, episodeId, slots));
+                given(slots);
+            }
         }
     }
 
@@ -138,21 +171,38 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     }
 
     /**
-     * One DELETE per slot, each of exactly one row: in a shared batch every statement must change
+     * One UPDATE per slot, each of exactly one row: in a shared batch every statement must change
      * the one row it was recorded to change (a count other than 1 runs the whole batch again alone).
      */
     @Override
     public void releaseIn(EntityManager em, String episodeId) {
-        for (ConcurrencySlot slot : held.getOrDefault(episodeId, List.of())) {
-            store.release(em, slot, episodeId);
+        releaseEach(em, episodeId, held.getOrDefault(episodeId, List.of()));
+    }
+
+    private void releaseEach(EntityManager em, String episodeId, List<Held> slots) {
+        for (Held h : slots) {
+            if (h.number() == ConcurrencyStore.NONE) {
+                store.release(em, h.slot(), episodeId);
+            } else {
+                store.release(em, h.slot(), h.number(), episodeId);
+            }
         }
     }
 
     @Override
     public void released(String episodeId) {
         // before the task exits (the same thread wrote it): release() finds the mark
-        if (held.remove(episodeId) != null) {
+        List<Held> slots = held.remove(episodeId);
+        if (slots != null) {
             releasedInCommit.add(episodeId);
+            given(slots);
+        }
+    }
+
+    /** After the give-back committed: its numbers are this node's hints for the next blind takes. */
+    private void given(List<Held> slots) {
+        for (Held h : slots) {
+            store.given(h.slot(), h.number());
         }
     }
 }

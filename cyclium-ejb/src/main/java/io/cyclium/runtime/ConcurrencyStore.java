@@ -4,96 +4,142 @@ import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;
 import jakarta.persistence.EntityManager;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The SQL of {@code cyclium_concurrency_slots}, and the one guard of a cluster-wide concurrency
- * limit: {@link #take} INSERTs a slot number below the limit, and the primary key (scope, key,
- * slot number) lets exactly one episode have each number. So at most {@code limit} episodes of a
- * key hold a slot at once, on any isolation level and however many nodes admit at the same moment:
- * the read only chooses which number to try, and a number another node took meanwhile makes the
- * INSERT add nothing (0 rows: that node won, normal). Runs in the caller's transaction.
+ * limit: an episode holds a slot by having its id on a row numbered below the limit, and the
+ * primary key (scope, key, slot number) gives each number one row. {@link #take} puts the episode
+ * on a free row ({@code UPDATE ... WHERE episode_id IS NULL}) or INSERTs a number that has no row
+ * yet, so at most {@code limit} episodes of a key hold a slot at once, on any isolation level and
+ * however many nodes admit at the same moment: the read only chooses which number to try, and a
+ * number another node took meanwhile makes the statement change nothing (0 rows: that node won,
+ * normal). Runs in the caller's transaction.
+ *
+ * <p>Rows stay; they are not deleted when their episode ends. Giving a slot back empties its
+ * {@code episode_id} in place: an INSERT and a DELETE per slot per episode left PostgreSQL a heap of
+ * dead rows on a table of a few dozen live ones, and every statement on it scanned them (the
+ * benchmark's top statement: 200-340 µs per DELETE). No index covers {@code episode_id}, so the
+ * update of it changes no index (a heap-only update on PostgreSQL, pruned within its page) — the
+ * table keeps about as many rows per key as its episodes ever held at once.
  *
  * <p>Which number: one of the free ones <em>at random</em>, never the lowest. Takers of one key at
  * the same moment (twenty threads of one node, or several nodes) read the same free numbers; all
- * trying the lowest, one would win and the others would add nothing and wait for a later pass — a
+ * trying the lowest, one would win and the others would change nothing and wait for a later pass — a
  * limit that does not bind would serialise its takers. At random they rarely meet; one that does
  * tries another free number in the same transaction. A fresh episode under a large limit
- * ({@link #BLIND_FROM} or more) tries a random number before reading anything: while the key is
- * far from its limit that is the only statement.
+ * ({@link #BLIND_FROM} or more) takes a number before reading anything: one this node gave back
+ * (it remembers them per key, so its takers rarely meet) or, when it has none, a random new one.
+ * While the key is far from its limit that is the only statement.
  *
- * <p>A slot belongs to its episode, not to a node: it is deleted when the run ends ({@link #release});
+ * <p>A slot belongs to its episode, not to a node: it is emptied when the run ends ({@link #release});
  * an episode recovered on another node after a crash finds its own slot and keeps it
- * ({@link #take} answers true and names the new holder). A slot whose episode is no longer
+ * ({@link #take} answers its number and names the new holder). A slot whose episode is no longer
  * {@code running} (its node died and the sweep failed it, or the release was lost with the
- * database) is deleted by the next {@link #take} that finds the key at its limit, so a lost
+ * database) is emptied by the next {@link #take} that finds the key at its limit, so a lost
  * release costs a wait, never a slot for ever.
  */
 public final class ConcurrencyStore {
 
-    /** Limits from which a fresh episode tries a random number blind (see the class comment). */
+    /** What {@link #take} answers when the episode got no slot. */
+    public static final int NONE = -1;
+
+    /** Limits from which a fresh episode takes a number blind (see the class comment). */
     static final int BLIND_FROM = 64;
 
     /** How many free numbers one take tries before it says "another node was faster". */
     private static final int TRIES = 3;
 
+    /** Numbers remembered per key, and keys remembered, at most (a cap, not a tuning knob). */
+    private static final int REMEMBERED = 1_024;
+
     private final DatabaseVendor vendor;
+    /**
+     * Per limit, the numbers this node gave back: rows that exist and were free when given back. A
+     * hint only — another node may have taken one since (the guarded UPDATE then changes nothing), and
+     * a give-back whose transaction rolled back leaves a number that is not free (likewise).
+     */
+    private final Map<ConcurrencySlotKey, Deque<Integer>> givenBack = new ConcurrentHashMap<>();
+
+    private record ConcurrencySlotKey(String scope, String key) {
+        static ConcurrencySlotKey of(ConcurrencySlot slot) {
+            return new ConcurrencySlotKey(slot.scope(), slot.key());
+        }
+    }
 
     public ConcurrencyStore(DatabaseVendor vendor) {
         this.vendor = vendor;
     }
 
     /**
-     * Takes a slot of {@code slot} for the episode on behalf of {@code holder} (this node); true when
-     * the episode holds one now (taken now, or already its own), false when the key is at its limit
-     * or another node took the free number first.
+     * Takes a slot of {@code slot} for the episode on behalf of {@code holder} (this node): the number
+     * the episode holds now (taken now, or already its own), or {@link #NONE} when the key is at its
+     * limit or another node took the free number first.
      */
-    public boolean take(EntityManager em, ConcurrencySlot slot, String episodeId, String holder) {
+    public int take(EntityManager em, ConcurrencySlot slot, String episodeId, String holder) {
         return take(em, slot, episodeId, holder, false);
     }
 
     /**
      * {@link #take}; {@code fresh}: the episode has never held a slot (it is being stored in this
      * very transaction), so there is no slot of its own to look for, and under a large limit a
-     * random number is tried before anything is read.
+     * number is tried before anything is read.
      */
-    public boolean take(EntityManager em, ConcurrencySlot slot, String episodeId, String holder, boolean fresh) {
-        if (fresh && slot.limit() >= BLIND_FROM
-                && insert(em, slot, ThreadLocalRandom.current().nextInt(slot.limit()), episodeId, holder)) {
-            return true;
+    public int take(EntityManager em, ConcurrencySlot slot, String episodeId, String holder, boolean fresh) {
+        if (fresh && slot.limit() >= BLIND_FROM) {
+            Integer known = remembered(slot);
+            int number = known != null ? known : ThreadLocalRandom.current().nextInt(slot.limit());
+            if (known != null ? occupy(em, slot, number, episodeId, holder) : insert(em, slot, number, episodeId, holder)) {
+                return number;
+            }
         }
-        Map<Integer, String> used = used(em, slot);
-        if (!fresh && used.containsValue(episodeId)) {
+        Map<Integer, String> rows = rows(em, slot);
+        if (!fresh && rows.containsValue(episodeId)) {
             new NativeSql().sql("UPDATE cyclium_concurrency_slots SET holder = ").value(holder).sql(" WHERE scope = ")
                     .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id = ")
                     .value(episodeId).executeUpdate(em);
-            return true;
+            return rows.entrySet().stream().filter(e -> episodeId.equals(e.getValue())).findFirst().orElseThrow().getKey();
         }
-        if (used.size() >= slot.limit()) {
+        if (held(rows) >= slot.limit()) {
             // a fresh episode being stored leaves the clean-up of ended slots to the queue's admission
-            // (it waits there now): the range DELETE's locks deadlocked concurrent storing
+            // (it waits there now): the range statement's locks deadlocked concurrent storing
             // transactions of one key on MariaDB
             if (fresh || freeEnded(em, slot) == 0) {
-                return false;
+                return NONE;
             }
-            used = used(em, slot);
+            rows = rows(em, slot);
         }
         // a number another taker got first since the read is out: the next try picks among the rest
         for (int i = 0; i < TRIES; i++) {
-            int free = randomFree(used.keySet(), slot.limit());
-            if (free < 0) {
-                return false;
+            int number = pick(rows, slot.limit());
+            if (number < 0) {
+                return NONE;
             }
-            if (insert(em, slot, free, episodeId, holder)) {
-                return true;
+            boolean taken = rows.containsKey(number) ? occupy(em, slot, number, episodeId, holder)
+                    : insert(em, slot, number, episodeId, holder);
+            if (taken) {
+                forget(slot, number);
+                return number;
             }
-            used.put(free, null);
+            rows.put(number, "");
         }
-        return false;
+        return NONE;
+    }
+
+    /** Puts the episode on the free row {@code number}; false when it is not free (any more) or not there. */
+    private boolean occupy(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = ").value(episodeId)
+                .sql(", holder = ").value(holder).sql(", taken_at = " + vendor.utcNow() + " WHERE scope = ").value(slot.scope())
+                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
+                .sql(" AND episode_id IS NULL").executeUpdate(em) == 1;
     }
 
     private boolean insert(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
@@ -107,22 +153,57 @@ public final class ConcurrencyStore {
         return UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_concurrency_slots", row));
     }
 
-    /** Gives back every slot the episode holds (its run ended); returns how many. */
+    /**
+     * Gives back every slot the episode holds (its run ended); returns how many. Reads the whole
+     * table (no index covers {@code episode_id}): for the rare give-back that does not know its keys.
+     */
     public int release(EntityManager em, String episodeId) {
-        return new NativeSql().sql("DELETE FROM cyclium_concurrency_slots WHERE episode_id = ").value(episodeId)
-                .executeUpdate(em);
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE episode_id = ")
+                .value(episodeId).executeUpdate(em);
     }
 
     /** Gives back the episode's slot of {@code slot} (its run ended); 1 when it held one. */
     public int release(EntityManager em, ConcurrencySlot slot, String episodeId) {
-        return new NativeSql().sql("DELETE FROM cyclium_concurrency_slots WHERE scope = ").value(slot.scope())
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ").value(slot.scope())
                 .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
+    }
+
+    /**
+     * Gives back slot {@code number} of {@code slot}, which the episode holds (its run ended): one row
+     * by its primary key, 1 when the episode held it.
+     */
+    public int release(EntityManager em, ConcurrencySlot slot, int number, String episodeId) {
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ").value(slot.scope())
+                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
+                .sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
+    }
+
+    /**
+     * Remembers slot {@code number} of {@code slot} as given back, for this node's next blind take of
+     * the key: call it once the give-back committed (a number remembered before its commit could send
+     * a taker to wait on the giver's row lock, and two such crosswise deadlock).
+     */
+    public void given(ConcurrencySlot slot, int number) {
+        if (number >= 0 && slot.limit() >= BLIND_FROM) {
+            remember(slot, number);
+        }
+    }
+
+    /**
+     * Deletes free rows taken last more than {@code seconds} ago: keys no episode used for that long
+     * (a tenant gone quiet) leave no rows behind. A taker that read such a row just before finds it
+     * gone (its UPDATE changes nothing) and tries another number. Returns how many.
+     */
+    public int forgetIdle(EntityManager em, long seconds) {
+        return new NativeSql().sql("DELETE FROM cyclium_concurrency_slots WHERE episode_id IS NULL AND taken_at < ")
+                .around(-seconds, vendor::utcNowPlusSeconds).executeUpdate(em);
     }
 
     /** Slots in use of ({@code scope}, {@code key}) now: what "at limit 2/2" counts. */
     public int inUse(EntityManager em, String scope, String key) {
         return ((Number) new NativeSql().sql("SELECT COUNT(*) FROM cyclium_concurrency_slots WHERE scope = ").value(scope)
-                .sql(" AND concurrency_key = ").value(key).query(em).getSingleResult()).intValue();
+                .sql(" AND concurrency_key = ").value(key).sql(" AND episode_id IS NOT NULL").query(em).getSingleResult())
+                .intValue();
     }
 
     /** The episode's stored key and its workflow step's own limit, in one read (a restart that did not carry them). */
@@ -138,15 +219,65 @@ public final class ConcurrencyStore {
         return new ConcurrencyGate.StoredKeys((String) c[0], step);
     }
 
-    private static Map<Integer, String> used(EntityManager em, ConcurrencySlot slot) {
+    /** The key's rows: number → holding episode ({@code null}: a free row). */
+    private static Map<Integer, String> rows(EntityManager em, ConcurrencySlot slot) {
         List<?> rows = new NativeSql().sql("SELECT slot_no, episode_id FROM cyclium_concurrency_slots WHERE scope = ")
                 .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key()).query(em).getResultList();
-        Map<Integer, String> used = new HashMap<>();
+        Map<Integer, String> read = new HashMap<>();
         for (Object r : rows) {
             Object[] c = (Object[]) r;
-            used.put(((Number) c[0]).intValue(), (String) c[1]);
+            read.put(((Number) c[0]).intValue(), (String) c[1]);
         }
-        return used;
+        return read;
+    }
+
+    private static long held(Map<Integer, String> rows) {
+        return rows.values().stream().filter(java.util.Objects::nonNull).count();
+    }
+
+    /**
+     * A number to try: a free row below the limit, at random, when there is one (the table keeps as
+     * many rows as the key ever needed at once); otherwise a number without a row.
+     */
+    static int pick(Map<Integer, String> rows, int limit) {
+        List<Integer> free = new ArrayList<>();
+        for (Map.Entry<Integer, String> e : rows.entrySet()) {
+            if (e.getValue() == null && e.getKey() < limit) {
+                free.add(e.getKey());
+            }
+        }
+        if (!free.isEmpty()) {
+            return free.get(ThreadLocalRandom.current().nextInt(free.size()));
+        }
+        return randomFree(rows.keySet(), limit);
+    }
+
+    private Integer remembered(ConcurrencySlot slot) {
+        Deque<Integer> numbers = givenBack.get(ConcurrencySlotKey.of(slot));
+        while (numbers != null) {
+            Integer n = numbers.pollFirst();
+            if (n == null || n < slot.limit()) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    private void remember(ConcurrencySlot slot, int number) {
+        if (givenBack.size() >= REMEMBERED) {
+            givenBack.clear(); // keys come and go; a hint lost costs a read
+        }
+        Deque<Integer> numbers = givenBack.computeIfAbsent(ConcurrencySlotKey.of(slot), k -> new ConcurrentLinkedDeque<>());
+        if (numbers.size() < REMEMBERED) {
+            numbers.addLast(number);
+        }
+    }
+
+    private void forget(ConcurrencySlot slot, int number) {
+        Deque<Integer> numbers = givenBack.get(ConcurrencySlotKey.of(slot));
+        if (numbers != null) {
+            numbers.remove(number);
+        }
     }
 
     /** One of the numbers below {@code limit} not in {@code used}, each as likely; -1 when there is none. */
@@ -173,10 +304,10 @@ public final class ConcurrencyStore {
         return -1;
     }
 
-    /** Deletes the key's slots whose episode is no longer running (or gone); returns how many. */
+    /** Empties the key's slots whose episode is no longer running (or gone); returns how many. */
     private static int freeEnded(EntityManager em, ConcurrencySlot slot) {
-        return new NativeSql().sql("DELETE FROM cyclium_concurrency_slots WHERE scope = ").value(slot.scope())
-                .sql(" AND concurrency_key = ").value(slot.key())
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ").value(slot.scope())
+                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id IS NOT NULL")
                 .sql(" AND NOT EXISTS (SELECT 1 FROM cyclium_episodes e WHERE e.id = cyclium_concurrency_slots.episode_id"
                         + " AND e.status = 'running')").executeUpdate(em);
     }

@@ -164,7 +164,8 @@ class LeanWritePathTest {
         }
 
         int slotRows() {
-            return jpa.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_concurrency_slots")
+            return jpa.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_concurrency_slots"
+                    + " WHERE episode_id IS NOT NULL")
                     .getSingleResult()).intValue());
         }
 

@@ -244,6 +244,77 @@ class ConcurrencyLimitsTest {
         assertThat(n.rt().queuedCount()).isEqualTo(4);
     }
 
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_slot_given_back_stays_a_free_row_that_the_next_taker_reuses_so_the_table_keeps_as_many_rows_as_were_held_at_once(
+            Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ClusterConcurrency gate = new ClusterConcurrency(db, db.vendor(), "node-a");
+        ConcurrencySlot small = ConcurrencySlot.ofKey("worker", "work", "tenant-small", 3);
+        ConcurrencySlot wide = ConcurrencySlot.ofKey("worker", "work", "tenant-wide", 10_000);
+        for (int round = 0; round < 5; round++) {
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String id = UUID.randomUUID().toString();
+                ids.add(id);
+                // stored fresh: the small key's slot taken after a read, the wide key's blind
+                long admitted = db.inNewTransaction(em -> gate.admitIn(em, id, List.of(small, wide), List.of(), true));
+                assertThat(admitted).isEqualTo(ConcurrencyGate.ADMITTED);
+                gate.holding(id, List.of(small, wide));
+            }
+            assertThat(slotsInUse(db, small.scope(), small.key()) + slotsInUse(db, wide.scope(), wide.key())).isEqualTo(6);
+            if (round % 2 == 0) {
+                ids.forEach(gate::release); // the task's exit gives them back
+            } else {
+                for (String id : ids) { // the terminal write does, in its own commit
+                    db.run(em -> gate.releaseIn(em, id));
+                    gate.released(id);
+                }
+            }
+            assertThat(slotsInUse(db, small.scope(), small.key()) + slotsInUse(db, wide.scope(), wide.key())).isZero();
+        }
+        assertThat(slotRows(db, small)).as("rows of the key read before each take").isEqualTo(3);
+        assertThat(slotRows(db, wide)).as("rows of the key taken blind: the node reuses the numbers it gave back").isEqualTo(3);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void free_slot_rows_of_a_key_unused_for_a_day_are_deleted_at_most_once_an_hour_and_held_ones_never(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ClusterConcurrency gate = new ClusterConcurrency(db, db.vendor(), "node-a");
+        ConcurrencySlot quiet = ConcurrencySlot.ofKey("worker", "work", "tenant-quiet", 3);
+        ConcurrencySlot busy = ConcurrencySlot.ofKey("worker", "work", "tenant-busy", 3);
+        String gone = UUID.randomUUID().toString();
+        String running = UUID.randomUUID().toString();
+        String recent = UUID.randomUUID().toString();
+        assertThat(gate.take(gone, List.of(quiet))).isTrue();
+        assertThat(gate.take(running, List.of(busy))).isTrue();
+        assertThat(gate.take(recent, List.of(busy))).isTrue();
+        gate.release(gone);
+        gate.release(recent);
+        // the quiet key's free row and the running episode's row were taken two days ago
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_concurrency_slots SET taken_at = ")
+                .around(-2 * 86_400, db.vendor()::utcNowPlusSeconds).sql(" WHERE episode_id IS NULL AND concurrency_key = ")
+                .value("tenant-quiet").sql(" OR episode_id = ").value(running).executeUpdate(em));
+        IdleSlotCleanup cleanup = new IdleSlotCleanup(db, db.vendor(), clock);
+
+        assertThat(cleanup.runIfDue()).as("not within an hour of the node's start").isZero();
+        clock.advance(Duration.ofHours(1));
+        assertThat(cleanup.runIfDue()).as("the quiet key's free row").isEqualTo(1);
+        assertThat(slotRows(db, quiet)).isZero();
+        assertThat(slotRows(db, busy)).as("a held row however old, and a free one given back just now").isEqualTo(2);
+        assertThat(slotsInUse(db, busy.scope(), busy.key())).isEqualTo(1);
+        clock.advance(Duration.ofMinutes(59));
+        db.run(em -> new NativeSql().sql("UPDATE cyclium_concurrency_slots SET taken_at = ")
+                .around(-2 * 86_400, db.vendor()::utcNowPlusSeconds).sql(" WHERE episode_id IS NULL").executeUpdate(em));
+        assertThat(cleanup.runIfDue()).as("an hour has not passed since the last").isZero();
+    }
+
+    private static int slotRows(TestJpa db, ConcurrencySlot slot) {
+        return db.inNewTransaction(em -> ((Number) new NativeSql().sql("SELECT COUNT(*) FROM cyclium_concurrency_slots WHERE scope = ")
+                .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key()).query(em).getSingleResult()).intValue());
+    }
+
     @org.junit.jupiter.api.Test
     void a_free_number_is_drawn_among_the_free_ones_only_and_none_when_all_are_used() {
         java.util.Set<Integer> used = new java.util.HashSet<>(List.of(0, 1, 3));
@@ -641,7 +712,8 @@ class ConcurrencyLimitsTest {
         fresh.timers().advance(Duration.ofMillis(500));
         assertThat(fresh.started()).as("the slot is free: the fresh node's recheck starts it").containsExactly(second);
         List<Object> holders = db.inNewTransaction(em -> new NativeSql().sql("SELECT episode_id FROM cyclium_concurrency_slots"
-                + " WHERE scope = ").value(scope).sql(" AND concurrency_key = ").value("acme").query(em).getResultList().stream().map(Object.class::cast).toList());
+                + " WHERE scope = ").value(scope).sql(" AND concurrency_key = ").value("acme")
+                .sql(" AND episode_id IS NOT NULL").query(em).getResultList().stream().map(Object.class::cast).toList());
         assertThat(holders).as("it holds the step's slot").containsExactly((Object) second);
     }
 
