@@ -163,6 +163,11 @@ class LeanWritePathTest {
             assertThat(inserted).isTrue();
         }
 
+        int allSlotRows() {
+            return jpa.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_concurrency_slots")
+                    .getSingleResult()).intValue());
+        }
+
         int slotRows() {
             return jpa.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_concurrency_slots"
                     + " WHERE episode_id IS NOT NULL")
@@ -223,8 +228,8 @@ class LeanWritePathTest {
         assertThat(rig.row(e.id()).queuedAt).as("started as stored, never marked queued").isNull();
         assertThat(rig.slotRows()).as("both slots given back").isZero();
         assertThat(rig.tx.transactions()).as("no transaction of its own to take or give back a slot").isEqualTo(2);
-        // the five of a trivial episode, plus a slot of each limit (one INSERT each, tried blind: far from its limit)
-        // and a DELETE of each with the finish
+        // the five of a trivial episode, plus a slot of each limit (one statement each, tried blind: far from its
+        // limit) and a give-back of each (an UPDATE emptying the row) with the finish
         assertThat(rig.tx.statements()).as("statements").isEqualTo((vendor == Vendor.MARIADB ? 6 : 5) + 4);
     }
 
@@ -295,11 +300,15 @@ class LeanWritePathTest {
 
         assertThat(episodes).allSatisfy(e -> assertThat(rig.row(e.id()).status).isEqualTo("done"));
         assertThat(rig.slotRows()).as("every slot given back").isZero();
+        // given back in place: a fresh episode takes a number its node gave back, so the rows are
+        // about as many as were held or being given back at once (94-130 seen), not one per slot taken (600)
+        System.out.println("[figures] " + vendor + ": " + rig.allSlotRows() + " slot rows after " + count + " episodes of two limits");
+        assertThat(rig.allSlotRows()).as("slot rows of both keys").isLessThanOrEqualTo(count);
         assertThat(rig.tx.transactions()).as("transactions for " + count + " episodes").isLessThan(2L * count);
-        // the five of a trivial episode, an INSERT and a DELETE per slot. A slot number drawn twice
-        // (rare: a few of 10,000 in use) costs a read and an insert more, and in a shared batch runs
-        // the batch again alone; a statement that always changed another number of rows than recorded
-        // (one DELETE of both slots) would run every batch twice: about 16 per episode
+        // the five of a trivial episode, a take and a give-back per slot. A slot number another taker
+        // got first (rare) costs a read and a statement more, and in a shared batch runs the batch
+        // again alone; a statement that always changed another number of rows than recorded (one
+        // give-back of both slots) would run every batch twice: about 16 per episode
         long lean = (vendor == Vendor.MARIADB ? 6L : 5L) * count + 4L * count;
         assertThat(rig.tx.statements()).as("statements").isBetween(lean, lean + lean / 10);
     }
