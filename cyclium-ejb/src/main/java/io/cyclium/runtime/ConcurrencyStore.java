@@ -117,9 +117,11 @@ public final class ConcurrencyStore {
             }
             rows = rows(em, slot);
         }
-        // a number another taker got first since the read is out: the next try picks among the rest
+        // a number another taker got first since the read is out: the next try picks among the rest,
+        // a number without a row first — takers reading the same few free rows meet on them, while
+        // new numbers are drawn from the whole range
         for (int i = 0; i < TRIES; i++) {
-            int number = pick(rows, slot.limit());
+            int number = i == 0 ? pick(rows, slot.limit()) : pickNew(rows, slot.limit());
             if (number < 0) {
                 return NONE;
             }
@@ -250,6 +252,12 @@ public final class ConcurrencyStore {
             return free.get(ThreadLocalRandom.current().nextInt(free.size()));
         }
         return randomFree(rows.keySet(), limit);
+    }
+
+    /** A number without a row when there is one below the limit, else {@link #pick}. */
+    static int pickNew(Map<Integer, String> rows, int limit) {
+        int number = randomFree(rows.keySet(), limit);
+        return number >= 0 ? number : pick(rows, limit);
     }
 
     private Integer remembered(ConcurrencySlot slot) {
