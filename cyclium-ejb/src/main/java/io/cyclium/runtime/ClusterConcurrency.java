@@ -135,8 +135,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         int[] numbers = admittedNumbers.remove(episodeId);
         if (!slots.isEmpty()) {
             List<Held> slotsHeld = new java.util.ArrayList<>(slots.size());
+            boolean known = numbers != null && numbers.length == slots.size();
             for (int i = 0; i < slots.size(); i++) {
-                boolean known = numbers != null && numbers.length == slots.size();
                 slotsHeld.add(new Held(slots.get(i), known ? numbers[i] : ConcurrencyStore.NONE));
             }
             held.put(episodeId, slotsHeld);
@@ -181,11 +181,7 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     private void releaseEach(EntityManager em, String episodeId, List<Held> slots) {
         for (Held h : slots) {
-            if (h.number() == ConcurrencyStore.NONE) {
-                store.release(em, h.slot(), episodeId);
-            } else {
-                store.release(em, h.slot(), h.number(), episodeId);
-            }
+            store.release(em, h.slot(), h.number(), episodeId);
         }
     }
 

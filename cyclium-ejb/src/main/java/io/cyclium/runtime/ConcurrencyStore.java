@@ -164,20 +164,18 @@ public final class ConcurrencyStore {
                 .value(episodeId).executeUpdate(em);
     }
 
-    /** Gives back the episode's slot of {@code slot} (its run ended); 1 when it held one. */
-    public int release(EntityManager em, ConcurrencySlot slot, String episodeId) {
-        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ").value(slot.scope())
-                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
-    }
-
     /**
-     * Gives back slot {@code number} of {@code slot}, which the episode holds (its run ended): one row
-     * by its primary key, 1 when the episode held it.
+     * Gives back the episode's slot of {@code slot} (its run ended), 1 when it held one: by its
+     * number — one row by its primary key — or, {@code number} {@link #NONE} (not known here), by the
+     * key's rows.
      */
     public int release(EntityManager em, ConcurrencySlot slot, int number, String episodeId) {
-        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ").value(slot.scope())
-                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
-                .sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
+        NativeSql sql = new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ")
+                .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key());
+        if (number != NONE) {
+            sql.sql(" AND slot_no = ").value(number);
+        }
+        return sql.sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
     }
 
     /**
