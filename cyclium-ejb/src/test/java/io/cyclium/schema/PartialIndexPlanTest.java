@@ -19,8 +19,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * On PostgreSQL (V11) the sweep's, the drain's and a workflow instance's indexes hold only the
  * rows those reads ask for: finished episodes leave the first two, plain episodes never enter the
  * third, so the write path pays for fewer index entries; and the reads still find their rows
- * through them. 20,000 finished episodes, 12 running ones (on two nodes, in an env and in none),
- * 6 steps of one workflow instance; a database of its own, so the table is this test's rows only.
+ * through them; and (V23) an episode with no stack, no env and no archive time has no entry in
+ * the list-by-stack, list-by-env and purge indexes. 20,000 finished episodes, 12 running ones (on
+ * two nodes, in an env and in none), 6 steps of one workflow instance, 9 of a stack and an env, 8
+ * archived; a database of its own, so the table is this test's rows only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PartialIndexPlanTest {
@@ -39,6 +41,11 @@ class PartialIndexPlanTest {
             s.executeUpdate(insert("'running'", "'node-1'", "'env1'", "NULL", "run-env1-", 5));
             s.executeUpdate(insert("'running'", "'node-2'", "NULL", "NULL", "run-noenv-", 7));
             s.executeUpdate(insert("'done'", "NULL", "NULL", "'wf-1'", "wf-", 6));
+            // V23: a few finished episodes of a stack and an env, and a few archived ones
+            s.executeUpdate(insert("'done'", "NULL", "'env2'", "NULL", "env2-", 9));
+            s.executeUpdate("UPDATE cyclium_episodes SET source_stack = 'stack1' WHERE dedupe_key LIKE 'env2-%'");
+            s.executeUpdate(insert("'done'", "NULL", "NULL", "NULL", "archived-", 8));
+            s.executeUpdate("UPDATE cyclium_episodes SET archived_at = finished_at WHERE dedupe_key LIKE 'archived-%'");
             // statistics for the planner; the entries are measured by the indexes' sizes, not by
             // pg_class.reltuples, which VACUUM may leave at the index's creation-time count while
             // another session's snapshot keeps dead rows alive (it then skips the index scan)
@@ -54,6 +61,29 @@ class PartialIndexPlanTest {
         assertThat(indexPages("ix_cyclium_episodes_workflow")).as("workflow steps only: meta page and one leaf").isEqualTo(2);
         assertThat(indexPages("ix_cyclium_episodes_status_list")).as("a full index, for comparison: every episode")
                 .isGreaterThan(20);
+    }
+
+    @Test
+    void an_episode_without_stack_env_or_archive_time_has_no_entry_in_their_indexes() throws SQLException {
+        // V23: nine episodes of stack1/env2 and eight archived ones among the 20,000 with none of them
+        assertThat(indexPages("ix_cyclium_episodes_stack_list")).as("episodes of a stack only: meta page and one leaf").isEqualTo(2);
+        assertThat(indexPages("ix_cyclium_episodes_env_list")).as("episodes of an env only: meta page and one leaf").isEqualTo(2);
+        assertThat(indexPages("ix_cyclium_episodes_archived")).as("archived episodes only: meta page and one leaf").isEqualTo(2);
+    }
+
+    @Test
+    void the_list_by_stack_or_env_and_the_purge_find_their_rows_through_the_partial_indexes() throws SQLException {
+        // EpisodeListing's first page for one stack, one env (the value bound, as the list sends it)
+        assertThat(explainBound("SELECT e.id FROM cyclium_episodes e WHERE 1 = 1 AND e.source_stack = ?"
+                + " ORDER BY e.started_at DESC, e.id DESC LIMIT 50", "stack1")).contains("ix_cyclium_episodes_stack_list");
+        assertThat(explainBound("SELECT e.id FROM cyclium_episodes e WHERE 1 = 1 AND e.source_env = ?"
+                + " ORDER BY e.started_at DESC, e.id DESC LIMIT 50", "env2")).contains("ix_cyclium_episodes_env_list");
+        // RetentionStore's purge condition
+        assertThat(explain("SELECT id FROM cyclium_episodes WHERE archived_at IS NOT NULL"
+                + " AND archived_at < (CURRENT_TIMESTAMP AT TIME ZONE 'UTC')")).contains("ix_cyclium_episodes_archived");
+        // and the list's "no stack" reads the rows in order without a sort of the table
+        assertThat(explain("SELECT e.id FROM cyclium_episodes e WHERE 1 = 1 AND e.source_stack IS NULL"
+                + " ORDER BY e.started_at DESC, e.id DESC LIMIT 50")).contains("ix_cyclium_episodes_started").doesNotContain("Sort");
     }
 
     @Test
@@ -103,6 +133,28 @@ class PartialIndexPlanTest {
                 return rs.getLong(1);
             }
         }
+    }
+
+    /**
+     * The generic plan (no value known) of a statement with one bound text value: what PostgreSQL
+     * may switch a prepared statement to after five runs, so the index must serve it too.
+     */
+    private String explainBound(String sql, String value) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = db.connect()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET plan_cache_mode = force_generic_plan");
+            }
+            try (PreparedStatement p = c.prepareStatement("EXPLAIN " + sql)) {
+                p.setString(1, value);
+                try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                        out.append(rs.getString(1)).append('\n');
+                    }
+                }
+            }
+        }
+        return out.toString();
     }
 
     private String explain(String sql) throws SQLException {
