@@ -6,7 +6,6 @@ import io.cyclium.store.Tx;
 import jakarta.persistence.EntityManager;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -29,15 +28,32 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     private final ConcurrencyStore store;
     private final RateStore rates;
     private final String node;
-    /** Episodes running here with the slots (and their numbers) their terminal write has not given back yet. */
-    private final Map<String, List<Held>> held = new ConcurrentHashMap<>();
-    /** Episodes whose terminal write gave their slots back, until their task exits (which then has nothing to do). */
-    private final Set<String> releasedInCommit = ConcurrentHashMap.newKeySet();
     /**
-     * The numbers the last admission of an episode took, in its slots' order, until {@link #holding}
-     * pairs them with the slots: a give-back by number is one row by its primary key.
+     * What this node knows of each episode's slots, from its admission until its task exits: the
+     * numbers it took ({@link Admitted}), then the slots it holds with them ({@link Holding}), then
+     * — its terminal write gave them back — {@link #GIVEN_BACK} until the exit, which then has
+     * nothing to do. Only the episode's own task thread moves it past {@link Admitted}.
      */
-    private final Map<String, int[]> admittedNumbers = new ConcurrentHashMap<>();
+    private final Map<String, State> episodes = new ConcurrentHashMap<>();
+
+    private sealed interface State permits Admitted, Holding, GivenBack {
+    }
+
+    /** The numbers an admission took, in its slots' order: a give-back by number is one row by its primary key. */
+    private record Admitted(int[] numbers) implements State {
+    }
+
+    /** The slots an episode holds and their numbers, which its terminal write has not given back yet. */
+    private record Holding(List<Held> slots) implements State {
+    }
+
+    private record GivenBack() implements State {
+    }
+
+    private static final GivenBack GIVEN_BACK = new GivenBack();
+
+    /** Admissions never started here (a store that failed after them) leave their entry; past this many they go. */
+    private static final int ADMITTED_KEPT = 100_000;
 
     /** A slot an episode holds, and its number ({@link ConcurrencyStore#NONE}: not known here). */
     private record Held(ConcurrencySlot slot, int number) {
@@ -115,10 +131,11 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
             }
         }
         if (!slots.isEmpty()) {
-            if (admittedNumbers.size() > 100_000) {
-                admittedNumbers.clear(); // admissions never started here (a failed store): a give-back by key does
+            if (episodes.size() > ADMITTED_KEPT) {
+                // their episodes, if they ever start, give back by key instead
+                episodes.values().removeIf(state -> state instanceof Admitted);
             }
-            admittedNumbers.put(episodeId, numbers);
+            episodes.put(episodeId, new Admitted(numbers));
         }
         return ADMITTED;
     }
@@ -132,29 +149,27 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     @Override
     public void holding(String episodeId, List<ConcurrencySlot> slots) {
-        int[] numbers = admittedNumbers.remove(episodeId);
+        State admitted = episodes.remove(episodeId);
         if (!slots.isEmpty()) {
+            int[] numbers = admitted instanceof Admitted a && a.numbers().length == slots.size() ? a.numbers() : null;
             List<Held> slotsHeld = new java.util.ArrayList<>(slots.size());
-            boolean known = numbers != null && numbers.length == slots.size();
             for (int i = 0; i < slots.size(); i++) {
-                slotsHeld.add(new Held(slots.get(i), known ? numbers[i] : ConcurrencyStore.NONE));
+                slotsHeld.add(new Held(slots.get(i), numbers != null ? numbers[i] : ConcurrencyStore.NONE));
             }
-            held.put(episodeId, slotsHeld);
+            episodes.put(episodeId, new Holding(slotsHeld));
         }
     }
 
     /** Gives the slots back unless the episode's terminal write already did. */
     @Override
     public void release(String episodeId) {
-        admittedNumbers.remove(episodeId);
-        List<Held> slots = held.remove(episodeId);
-        if (!releasedInCommit.remove(episodeId)) {
-            if (slots == null) {
-                tx.run(em -> store.release(em, episodeId));
-            } else {
-                tx.run(em -> releaseEach(em, episodeId, slots));
-                given(slots);
-            }
+        State state = episodes.remove(episodeId);
+        if (state instanceof Holding h) {
+            tx.run(em -> releaseEach(em, episodeId, h.slots()));
+            given(h.slots());
+        } else if (!(state instanceof GivenBack)) {
+            // numbers not known here (never paired with its slots): the key's rows name the episode
+            tx.run(em -> store.release(em, episodeId));
         }
     }
 
@@ -167,7 +182,7 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
     @Override
     public boolean holds(String episodeId) {
-        return held.containsKey(episodeId);
+        return episodes.get(episodeId) instanceof Holding;
     }
 
     /**
@@ -176,7 +191,9 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
      */
     @Override
     public void releaseIn(EntityManager em, String episodeId) {
-        releaseEach(em, episodeId, held.getOrDefault(episodeId, List.of()));
+        if (episodes.get(episodeId) instanceof Holding h) {
+            releaseEach(em, episodeId, h.slots());
+        }
     }
 
     private void releaseEach(EntityManager em, String episodeId, List<Held> slots) {
@@ -188,10 +205,9 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     @Override
     public void released(String episodeId) {
         // before the task exits (the same thread wrote it): release() finds the mark
-        List<Held> slots = held.remove(episodeId);
-        if (slots != null) {
-            releasedInCommit.add(episodeId);
-            given(slots);
+        if (episodes.get(episodeId) instanceof Holding h) {
+            episodes.put(episodeId, GIVEN_BACK);
+            given(h.slots());
         }
     }
 

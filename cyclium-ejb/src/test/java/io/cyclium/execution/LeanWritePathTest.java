@@ -233,6 +233,25 @@ class LeanWritePathTest {
         assertThat(rig.tx.statements()).as("statements").isEqualTo((vendor == Vendor.MARIADB ? 6 : 5) + 4);
     }
 
+    /** Fires every episode from twenty threads at once and waits until every task has ended. */
+    private static void fromTwentyThreads(List<NewEpisode> episodes,
+            java.util.function.BiConsumer<NewEpisode, CountDownLatch> fire) throws Exception {
+        CountDownLatch exited = new CountDownLatch(episodes.size());
+        ExecutorService firing = Executors.newFixedThreadPool(20);
+        try {
+            List<java.util.concurrent.Future<?>> fired = new java.util.ArrayList<>();
+            for (NewEpisode e : episodes) {
+                fired.add(firing.submit(() -> fire.accept(e, exited)));
+            }
+            for (java.util.concurrent.Future<?> f : fired) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(exited.await(60, TimeUnit.SECONDS)).as("every task ended").isTrue();
+        } finally {
+            firing.shutdownNow();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Vendor.class)
     void episodes_fired_from_many_threads_share_transactions_and_each_still_costs_five_statements(Vendor vendor)
@@ -243,20 +262,7 @@ class LeanWritePathTest {
         for (int i = 0; i < count; i++) {
             episodes.add(rig.fresh("lean:" + UUID.randomUUID()));
         }
-        CountDownLatch exited = new CountDownLatch(count);
-        ExecutorService firing = Executors.newFixedThreadPool(20);
-        try {
-            List<java.util.concurrent.Future<?>> fired = new java.util.ArrayList<>();
-            for (NewEpisode e : episodes) {
-                fired.add(firing.submit(() -> rig.fire(e, () -> { }, exited)));
-            }
-            for (java.util.concurrent.Future<?> f : fired) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-            assertThat(exited.await(60, TimeUnit.SECONDS)).as("every task ended").isTrue();
-        } finally {
-            firing.shutdownNow();
-        }
+        fromTwentyThreads(episodes, (e, exited) -> rig.fire(e, () -> { }, exited));
 
         assertThat(episodes).allSatisfy(e -> {
             assertThat(rig.row(e.id()).status).isEqualTo("done");
@@ -283,20 +289,7 @@ class LeanWritePathTest {
         for (int i = 0; i < count; i++) {
             episodes.add(rig.fresh("lean:" + UUID.randomUUID()));
         }
-        CountDownLatch exited = new CountDownLatch(count);
-        ExecutorService firing = Executors.newFixedThreadPool(20);
-        try {
-            List<java.util.concurrent.Future<?>> fired = new java.util.ArrayList<>();
-            for (NewEpisode e : episodes) {
-                fired.add(firing.submit(() -> rig.fireLimited(e, List.of(tenant, actor), exited)));
-            }
-            for (java.util.concurrent.Future<?> f : fired) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-            assertThat(exited.await(60, TimeUnit.SECONDS)).as("every task ended").isTrue();
-        } finally {
-            firing.shutdownNow();
-        }
+        fromTwentyThreads(episodes, (e, exited) -> rig.fireLimited(e, List.of(tenant, actor), exited));
 
         assertThat(episodes).allSatisfy(e -> assertThat(rig.row(e.id()).status).isEqualTo("done"));
         assertThat(rig.slotRows()).as("every slot given back").isZero();
