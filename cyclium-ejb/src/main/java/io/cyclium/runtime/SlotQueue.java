@@ -651,7 +651,11 @@ final class SlotQueue {
      * {@link #fairestNotHeld} when every queued entry is of one group and of one priority (no
      * turn between groups to take, no priority to weigh): the first in the queue that no pause
      * holds — the oldest, as the walk over all would find — without walking a long queue. When that
-     * one waits for a limit found full in this pass, so do the others of its group: the pass ends.
+     * one waits for a limit found full in this pass and the group is a key, so do the others: every
+     * entry of the group carries the key's limit, and an admission that found a limit full marks all
+     * of its entry's limits full (the database does not say which one was), the key's among them; the
+     * pass ends. The group of no key holds entries that share no limit (a rate of one expectation,
+     * another with none, a restart without limits), so the walk goes on past the waiting ones.
      */
     private Pending firstOfOneGroup(PauseCheck check, Set<String> full) {
         for (Iterator<Pending> it = queue.iterator(); it.hasNext(); ) {
@@ -660,7 +664,10 @@ final class SlotQueue {
                 continue;
             }
             if (waitsFor(p, full)) {
-                return null;
+                if (!p.group().isEmpty()) {
+                    return null;
+                }
+                continue;
             }
             it.remove();
             left(p);

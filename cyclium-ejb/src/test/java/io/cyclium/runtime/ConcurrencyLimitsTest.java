@@ -551,6 +551,27 @@ class ConcurrencyLimitsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void work_of_another_expectation_queued_behind_episodes_waiting_for_a_rate_starts_in_the_same_pass(Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        // one token a minute for "work", nothing declared for "plain": neither has a key, so all of
+        // the actor's queued work is one group, and the ones waiting for the token do not hold up the other
+        ExpectationDefinition rated = expectation("work").build("worker")
+                .withFlow(new FlowControl(null, 0, 0, null, 1, Duration.ofSeconds(60)));
+        Node n = node(db, "node-a", actor(0, rated, expectation("plain").build("worker")), 1, Duration.ofSeconds(60));
+        String first = n.fire("work", null, null).episodeId();
+        String second = n.fire("work", null, null).episodeId();
+        String third = n.fire("work", null, null).episodeId();
+        String plain = n.fire("plain", null, null).episodeId();
+        assertThat(n.started()).as("one local slot: the token's first episode").containsExactly(first);
+
+        finish(db, n, first);
+        assertThat(n.started()).as("the bucket is dry until next minute: the plain episode starts in this pass")
+                .containsExactly(first, plain);
+        assertThat(n.started()).doesNotContain(second, third);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_rate_per_key_gives_each_key_its_own_burst_across_nodes_and_the_waiting_key_shows_its_due_time(Vendor vendor) {
         TestJpa db = own.open(vendor);
         ExpectationDefinition rated = expectation("work").build("worker")
