@@ -250,25 +250,27 @@ public final class ThroughputBench {
                 reference.compare(threads, scenario, r, figures);
             }
 
-            postEvents(a, HTTP_WARMUP, "http-warm" + round, 8);
-            total += HTTP_WARMUP;
-            awaitDone(pg, db, total);
-            Measure m = Measure.begin(pg, db, List.of(a));
-            postEvents(a, HTTP_EVENTS, "http" + round, 8);
-            total += HTTP_EVENTS;
-            awaitDone(pg, db, total);
-            m.end(HTTP_EVENTS, label + "one node, POST /events (8 clients)", figures);
-            if (HTTP_BATCH > 0 && takesBatches(a)) {
-                int batches = Math.max(1, HTTP_EVENTS / HTTP_BATCH);
-                int warmBatches = Math.max(1, HTTP_WARMUP / HTTP_BATCH);
-                postBatches(a, warmBatches, HTTP_BATCH, "batch-warm" + round, 8);
-                total += (long) warmBatches * HTTP_BATCH;
+            if (HTTP_EVENTS > 0) { // -Dbench.http-events=0: the CDI phases only
+                postEvents(a, HTTP_WARMUP, "http-warm" + round, 8);
+                total += HTTP_WARMUP;
                 awaitDone(pg, db, total);
-                m = Measure.begin(pg, db, List.of(a));
-                postBatches(a, batches, HTTP_BATCH, "batch" + round, 8);
-                total += (long) batches * HTTP_BATCH;
+                Measure m = Measure.begin(pg, db, List.of(a));
+                postEvents(a, HTTP_EVENTS, "http" + round, 8);
+                total += HTTP_EVENTS;
                 awaitDone(pg, db, total);
-                m.end(batches * HTTP_BATCH, label + "one node, POST /events, " + HTTP_BATCH + " per POST (8 clients)", figures);
+                m.end(HTTP_EVENTS, label + "one node, POST /events (8 clients)", figures);
+                if (HTTP_BATCH > 0 && takesBatches(a)) {
+                    int batches = Math.max(1, HTTP_EVENTS / HTTP_BATCH);
+                    int warmBatches = Math.max(1, HTTP_WARMUP / HTTP_BATCH);
+                    postBatches(a, warmBatches, HTTP_BATCH, "batch-warm" + round, 8);
+                    total += (long) warmBatches * HTTP_BATCH;
+                    awaitDone(pg, db, total);
+                    m = Measure.begin(pg, db, List.of(a));
+                    postBatches(a, batches, HTTP_BATCH, "batch" + round, 8);
+                    total += (long) batches * HTTP_BATCH;
+                    awaitDone(pg, db, total);
+                    m.end(batches * HTTP_BATCH, label + "one node, POST /events, " + HTTP_BATCH + " per POST (8 clients)", figures);
+                }
             }
             checkNoDuplicates(pg, db, total);
         }
@@ -517,6 +519,7 @@ public final class ThroughputBench {
             this.pgTicks = postgresTicks(pg);
             this.wal = wal(pg);
             this.autovacuums = autovacuums(pg, db);
+            Profiler.start(nodes);
             this.started = System.nanoTime();
         }
 
@@ -537,6 +540,7 @@ public final class ThroughputBench {
             Map<String, Long> pgKinds = postgresKinds(pgTicks, pgNow);
             long pgCpu = pgKinds.values().stream().mapToLong(Long::longValue).sum();
             long[] walNow = wal(pg);
+            Profiler.stop(nodes, runName + "-" + scenario);
             Stats s = Stats.read(pg, db);
             double rate = episodes / seconds;
             double jvmUs = jvm * 1e6 / CLOCK_TICKS / episodes;
