@@ -50,7 +50,7 @@ public class DueWaits {
         this.actors = actors;
         this.telemetry = telemetry;
         telemetry.gauge("episode_sleeping", sleeping::get);
-        telemetry.gauge("episode_waiting", waiting::get);
+        telemetry.gauge("episode_awaiting", waiting::get);
     }
 
     /**

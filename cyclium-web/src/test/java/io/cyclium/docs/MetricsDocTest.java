@@ -77,6 +77,28 @@ class MetricsDocTest {
     }
 
     /**
+     * One row per series: a name described in two rows means two meanings under one name, which
+     * MicroProfile Metrics also refuses when their tags differ (it registers the first and throws for
+     * the other: {@code cyclium_episode_waiting} was once both the queue gauge [actor, reason] and the
+     * durable waits' gauge without tags, and the second was never exported).
+     */
+    @Test
+    void no_series_is_described_in_two_rows_of_the_tables() {
+        Map<String, Integer> rows = new TreeMap<>();
+        for (String cell : Docs.firstCells(Docs.read(Docs.doc(DOC)))) {
+            Matcher m = DOC_SERIES.matcher(cell);
+            Set<String> inRow = new TreeSet<>();
+            while (m.find()) {
+                inRow.add(m.group());
+            }
+            inRow.forEach(name -> rows.merge(name, 1, Integer::sum));
+        }
+        assertThat(rows).as("series of " + DOC + " and the rows that describe them").isNotEmpty();
+        assertThat(rows.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList())
+                .as("series described in more than one row of " + DOC).isEmpty();
+    }
+
+    /**
      * Names and run-time prefixes (without {@code cyclium_}), each with the file that records it, and
      * what each is recorded as: {@code count}, {@code time}, {@code record} or {@code gauge}, the
      * facade's method (a {@code <loop>_failed} is a {@code count}).
