@@ -159,7 +159,7 @@ public class ActorHost {
         // be taken from it before it has lapsed), then gives the episode up to recovery.
         // cluster-wide limits: taken in a fresh episode's storing transaction or on their own, given
         // back in its terminal write (the task environment's held slots)
-        ClusterConcurrency concurrency = new ClusterConcurrency(tx, groupCommit, vendor, identity.name());
+        ClusterConcurrency concurrency = new ClusterConcurrency(tx, groupCommit, vendor, identity.name(), config.flow().recheck());
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
                 Duration.ofSeconds(2L * config.leaseSeconds()), tracing)

@@ -4,8 +4,12 @@ import io.cyclium.execution.HeldSlots;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.Tx;
 import jakarta.persistence.EntityManager;
+import io.cyclium.config.FlowSettings;
+import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,7 +31,19 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     private final Tx writes;
     private final ConcurrencyStore store;
     private final RateStore rates;
+    private final ConcurrencyWaiters waiters;
     private final String node;
+    /** How long another node's waiter row counts after its last refresh: a few of its rechecks. */
+    private final long waitersLiveSeconds;
+    /** How often the other nodes' waiters are read again, at most: once per recheck interval. */
+    private final long waitersReadEveryNanos;
+    /** The other nodes' waiters as last read, and when (nanoTime): read again at most once per recheck. */
+    private volatile WaitersRead lastRead = new WaitersRead(List.of(), Long.MIN_VALUE);
+    /** The limits ("scope\nkey") this node has a waiter row for (a hint: a lost one expires on the database). */
+    private final Set<String> waitingOn = ConcurrentHashMap.newKeySet();
+
+    private record WaitersRead(List<ConcurrencyWaiters.Waiter> others, long at) {
+    }
     /**
      * What this node knows of each episode's slots, from its admission until its task exits: the
      * numbers it took ({@link Admitted}), then the slots it holds with them ({@link Holding}), then
@@ -63,13 +79,24 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         this(tx, tx, vendor, node);
     }
 
-    /** {@code writes}: the transactions admissions share with other writes (the node's group commit). */
     public ClusterConcurrency(Tx tx, Tx writes, DatabaseVendor vendor, String node) {
+        this(tx, writes, vendor, node, FlowSettings.DEFAULTS.recheck());
+    }
+
+    /**
+     * {@code writes}: the transactions admissions share with other writes (the node's group commit);
+     * {@code recheck}: how often the nodes' queues try again what waits for a limit (how fresh a
+     * waiter row must be to count, and how often this node reads them).
+     */
+    public ClusterConcurrency(Tx tx, Tx writes, DatabaseVendor vendor, String node, Duration recheck) {
         this.tx = tx;
         this.writes = writes;
         this.store = new ConcurrencyStore(vendor);
         this.rates = new RateStore(vendor);
+        this.waiters = new ConcurrencyWaiters(vendor);
         this.node = node;
+        this.waitersLiveSeconds = Math.max(2, (recheck.toMillis() * 4 + 999) / 1000);
+        this.waitersReadEveryNanos = recheck.toNanos();
     }
 
     @Override
@@ -94,28 +121,84 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
         return writes.inGroupTransaction(em -> {
             boolean first = runs.getAndIncrement() == 0;
+            List<ConcurrencyWaiters.Waiter> others = othersWaiting(em, asked);
+            Set<String> marked = new HashSet<>();
             long[] answers = new long[asked.size()];
             for (int i = 0; i < asked.size(); i++) {
                 Admission a = asked.get(i);
-                answers[i] = admit(em, a.episodeId(), a.slots(), a.rates(), a.neverHeld() && first);
+                ConcurrencySlot ahead = a.rank() == UNRANKED ? null : ConcurrencyWaiters.ahead(others, a.slots(), a.rank());
+                if (ahead != null) {
+                    // another node's better-ranked work waits for this limit: its next pass takes the slot
+                    waiting(em, ahead, a.rank(), marked);
+                    answers[i] = LIMIT_FULL;
+                    continue;
+                }
+                answers[i] = admit(em, a.episodeId(), a.slots(), a.rates(), a.neverHeld() && first, a.rank(), marked);
             }
             return answers;
         });
     }
 
+    /**
+     * Other nodes' waiters, when some admission here is ranked and limited: read at most once per
+     * recheck interval (a read makes the shared transaction run for real instead of recorded), else
+     * the last read. A row missed for that long costs its node a turn, never a slot.
+     */
+    private List<ConcurrencyWaiters.Waiter> othersWaiting(EntityManager em, List<Admission> asked) {
+        if (asked.stream().noneMatch(a -> a.rank() != UNRANKED && !a.slots().isEmpty())) {
+            return List.of();
+        }
+        WaitersRead read = lastRead;
+        long now = System.nanoTime();
+        if (read.at() == Long.MIN_VALUE || now - read.at() >= waitersReadEveryNanos) {
+            read = new WaitersRead(waiters.others(em, node, waitersLiveSeconds), now);
+            lastRead = read;
+        }
+        return read.others();
+    }
+
+    /** This node's queued work of {@code rank} waits for {@code slot}: its row says so (once per transaction and slot). */
+    private void waiting(EntityManager em, ConcurrencySlot slot, long rank, Set<String> marked) {
+        String name = slot.scope() + "\n" + slot.key();
+        if (marked.add(name)) {
+            waiters.waiting(em, slot, node, rank);
+            waitingOn.add(name);
+        }
+    }
+
+    /** Work under {@code slots} was admitted here: this node's rows for them go (its next full find writes them again). */
+    private void admittedUnder(EntityManager em, List<ConcurrencySlot> slots, Set<String> marked) {
+        for (ConcurrencySlot slot : slots) {
+            String name = slot.scope() + "\n" + slot.key();
+            if (waitingOn.remove(name)) {
+                waiters.done(em, slot, node);
+                marked.remove(name);
+            }
+        }
+    }
+
     @Override
     public long admitIn(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh) {
-        return admit(em, episodeId, slots, limits, fresh);
+        return admit(em, episodeId, slots, limits, fresh, UNRANKED, null);
     }
 
     private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh) {
+        return admit(em, episodeId, slots, limits, fresh, UNRANKED, null);
+    }
+
+    /** {@code rank} other than {@link #UNRANKED}: queued work, which says so when it finds a limit full. */
+    private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
+            boolean fresh, long rank, Set<String> marked) {
         int[] numbers = new int[slots.size()];
         for (int i = 0; i < slots.size(); i++) {
             numbers[i] = store.take(em, slots.get(i), episodeId, node, fresh);
             if (numbers[i] == ConcurrencyStore.NONE) {
                 giveBack(em, episodeId, slots, numbers, i); // all or none
+                if (rank != UNRANKED) {
+                    waiting(em, slots.get(i), rank, marked);
+                }
                 return LIMIT_FULL;
             }
         }
@@ -136,6 +219,9 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
                 episodes.values().removeIf(state -> state instanceof Admitted);
             }
             episodes.put(episodeId, new Admitted(numbers));
+            if (rank != UNRANKED && !waitingOn.isEmpty()) {
+                admittedUnder(em, slots, marked);
+            }
         }
         return ADMITTED;
     }

@@ -57,9 +57,20 @@ public interface ConcurrencyGate {
      */
     long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld);
 
-    /** One episode's part of {@link #admit(List)}. */
-    record Admission(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld) {
+    /**
+     * One episode's part of {@link #admit(List)}. {@code rank}: the queued entry's place against
+     * other nodes' waiting work of the same limits (its priority aged by its wait: higher goes first;
+     * {@link #UNRANKED}: it never gives way).
+     */
+    record Admission(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld, long rank) {
+
+        public Admission(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> rates, boolean neverHeld) {
+            this(episodeId, slots, rates, neverHeld, UNRANKED);
+        }
     }
+
+    /** An {@link Admission} that never gives way to other nodes' waiting work. */
+    long UNRANKED = Long.MIN_VALUE;
 
     /**
      * {@link #admit} for several episodes in one transaction, each all or none: the answers in

@@ -553,7 +553,8 @@ final class SlotQueue {
             List<ConcurrencyGate.Admission> asked = new ArrayList<>(batch.size());
             for (Pending p : batch) {
                 // a fresh episode that waited here never held a slot: under a large limit it may take one blind
-                asked.add(new ConcurrencyGate.Admission(p.episodeId(), p.limits(), p.rates(), !p.recovered() && p.fresh() != null));
+                asked.add(new ConcurrencyGate.Admission(p.episodeId(), p.limits(), p.rates(), !p.recovered() && p.fresh() != null,
+                        rank(p)));
             }
             answers = gate.admit(asked);
         } catch (RuntimeException e) {
@@ -716,6 +717,19 @@ final class SlotQueue {
             return a.priority() > b.priority();
         }
         return a.since() != b.since() ? a.since() < b.since() : a.seq() < b.seq();
+    }
+
+    /** Without aging a priority level outweighs any wait (about 139 years in milliseconds). */
+    private static final long LEVEL_WITHOUT_AGING = 1L << 42;
+
+    /**
+     * The entry's place against other nodes' queued work of the same limits, as {@link #before}
+     * orders this queue: its priority aged by its wait, then its age; higher goes first. From the
+     * clock's milliseconds, so nodes whose clocks agree compare alike (a skew of a second moves an
+     * entry a second's worth of aging, which costs a turn, never a slot).
+     */
+    private long rank(Pending p) {
+        return p.priority() * (agingMillis > 0 ? agingMillis : LEVEL_WITHOUT_AGING) - p.since();
     }
 
     /** Removes and returns the first queued entry no pause holds; null when every one is held. Under the lock. */

@@ -279,7 +279,7 @@ class ConcurrencyLimitsTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void free_slot_rows_of_a_key_unused_for_a_day_are_deleted_at_most_once_an_hour_and_held_ones_never(Vendor vendor) {
+    void free_slot_rows_and_waiter_rows_unused_for_a_day_are_deleted_at_most_once_an_hour_and_held_ones_never(Vendor vendor) {
         TestJpa db = own.open(vendor);
         ClusterConcurrency gate = new ClusterConcurrency(db, db.vendor(), "node-a");
         ConcurrencySlot quiet = ConcurrencySlot.ofKey("worker", "work", "tenant-quiet", 3);
@@ -296,12 +296,21 @@ class ConcurrencyLimitsTest {
         db.run(em -> new NativeSql().sql("UPDATE cyclium_concurrency_slots SET taken_at = ")
                 .around(-2 * 86_400, db.vendor()::utcNowPlusSeconds).sql(" WHERE episode_id IS NULL AND concurrency_key = ")
                 .value("tenant-quiet").sql(" OR episode_id = ").value(running).executeUpdate(em));
+        // and the waiter rows of a node that stopped two days ago and of one waiting now
+        ConcurrencyWaiters waiters = new ConcurrencyWaiters(db.vendor());
+        db.run(em -> {
+            waiters.waiting(em, busy, "node-stopped", 0);
+            waiters.waiting(em, busy, "node-waiting", 0);
+            new NativeSql().sql("UPDATE cyclium_concurrency_waiters SET seen_at = ").around(-2 * 86_400,
+                    db.vendor()::utcNowPlusSeconds).sql(" WHERE node_identity = 'node-stopped'").executeUpdate(em);
+        });
         IdleSlotCleanup cleanup = new IdleSlotCleanup(db, db.vendor(), clock);
 
         assertThat(cleanup.runIfDue()).as("not within an hour of the node's start").isZero();
         clock.advance(Duration.ofHours(1));
-        assertThat(cleanup.runIfDue()).as("the quiet key's free row").isEqualTo(1);
+        assertThat(cleanup.runIfDue()).as("the quiet key's free row and the stopped node's waiter row").isEqualTo(2);
         assertThat(slotRows(db, quiet)).isZero();
+        assertThat(waiterNodes(db)).containsExactly("node-waiting");
         assertThat(slotRows(db, busy)).as("a held row however old, and a free one given back just now").isEqualTo(2);
         assertThat(slotsInUse(db, busy.scope(), busy.key())).isEqualTo(1);
         clock.advance(Duration.ofMinutes(59));
@@ -372,6 +381,53 @@ class ConcurrencyLimitsTest {
         int total = a.started().size() + b.started().size();
         assertThat(total).as("one more started").isEqualTo(3);
         assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_s_backlog_of_a_key_gives_way_to_more_urgent_work_of_that_key_waiting_on_another_node(Vendor vendor)
+            throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        ActorDefinition def = actor(0, keyed("work", 1));
+        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
+        String running = a.fire("work", "tenant-a", null).episodeId();
+        assertThat(a.started()).as("the key's one slot").containsExactly(running);
+        List<String> backlog = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            backlog.add(a.fire("work", "tenant-a", null).episodeId());
+        }
+        clock.advance(Duration.ofSeconds(1));
+        String urgent = b.fire("work", "tenant-a", 5).episodeId();
+        // both nodes' rechecks find the key full; b's says so on the database
+        b.timers().advance(Duration.ofMillis(500));
+        a.timers().advance(Duration.ofMillis(500));
+        assertThat(b.started()).isEmpty();
+        assertThat(waiterRows(db)).as("a waiter row per node whose queued work found the key full").isEqualTo(2);
+
+        // the slot comes back on a, whose pass runs at once: without the waiter row its backlog
+        // would take every slot it frees, and b's urgent work would wait for all of it
+        finish(db, a, running);
+        assertThat(a.started()).as("a leaves the freed slot to b's more urgent work").containsExactly(running);
+        b.timers().advance(Duration.ofMillis(500));
+        assertThat(b.started()).as("b's next pass takes it").containsExactly(urgent);
+        assertThat(slotsInUse(db, "worker/work", "tenant-a")).isEqualTo(1);
+
+        // b waits for nothing any more (its row went with its admission): a's backlog goes on in its order
+        finish(db, b, urgent);
+        Thread.sleep(600); // a reads the other nodes' rows at most once per recheck interval (500 ms)
+        a.timers().advance(Duration.ofMillis(500));
+        assertThat(a.started()).containsExactly(running, backlog.get(0));
+        assertThat(waiterNodes(db)).as("b's row is gone; a's rest of the backlog still waits").containsExactly("node-a");
+    }
+
+    private static int waiterRows(TestJpa db) {
+        return waiterNodes(db).size();
+    }
+
+    private static List<String> waiterNodes(TestJpa db) {
+        return db.inNewTransaction(em -> new NativeSql().sql("SELECT node_identity FROM cyclium_concurrency_waiters ORDER BY node_identity")
+                .query(em).getResultList().stream().map(String.class::cast).toList());
     }
 
     @ParameterizedTest(name = "on {0}")

@@ -44,10 +44,10 @@ class BaselineMigrationTest {
             "cyclium_output_records", "cyclium_demo_resources", "cyclium_retention_runs", "cyclium_retention_steps",
             "cyclium_workflow_steps", "cyclium_workflow_transitions", "cyclium_debounced_triggers", "cyclium_audit", "cyclium_pauses",
             "cyclium_workflow_definition_versions", "cyclium_bulk_actions", "cyclium_bulk_items", "cyclium_concurrency_slots",
-            "cyclium_rate_buckets", "cyclium_waits", "cyclium_signals");
+            "cyclium_rate_buckets", "cyclium_waits", "cyclium_signals", "cyclium_concurrency_waiters");
 
     /** The newest migration in sql/&lt;vendor&gt;; every vendor has the same versions. */
-    static final String LATEST_VERSION = "23";
+    static final String LATEST_VERSION = "24";
 
     static final LocalDateTime NOW = LocalDateTime.of(2026, 11, 30, 12, 0);
 
