@@ -9,6 +9,7 @@ import io.cyclium.schema.SchemaMigrator;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.Tx;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -94,14 +95,45 @@ public class NodeHealth {
 
     private RecentAnswer<List<Check>> databaseChecks;
 
+    /**
+     * Set by a JVM shutdown hook, the first thing a SIGTERM runs: the server then undeploys the
+     * application, and only its @PreDestroy starts the drain. In between, requests still reach the
+     * application while its parts are taken down (seen on Payara Micro: a 500, then a 200 with an
+     * empty body, before the server's own 503), so readiness says no from the signal on.
+     */
+    private volatile boolean jvmStopping;
+    private Thread onShutdown;
+
     @PostConstruct
     void init() {
         databaseChecks = new RecentAnswer<>(clock, DATABASE_ANSWER_TTL, this::askDatabase);
+        Thread hook = new Thread(() -> jvmStopping = true, "cyclium-not-ready-on-shutdown");
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+            onShutdown = hook;
+        } catch (IllegalStateException | SecurityException e) {
+            jvmStopping = e instanceof IllegalStateException; // already shutting down
+        }
+    }
+
+    /** An undeploy without a JVM shutdown (a redeploy) leaves no hook holding this application's classes. */
+    @PreDestroy
+    void removeHook() {
+        Thread hook = onShutdown;
+        onShutdown = null;
+        if (hook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException | SecurityException e) {
+                // the JVM is shutting down: the hook runs or ran, and goes with the JVM
+            }
+        }
     }
 
     public Report readiness() {
         List<Check> checks = new ArrayList<>();
         checks.add(host.draining() ? new Check("not-draining", false, "draining: stopping, takes no new work")
+                : jvmStopping ? new Check("not-draining", false, "the server is shutting down: takes no new work")
                 : new Check("not-draining", true, "taking work"));
         checks.addAll(databaseChecks.get());
         return new Report(checks.stream().allMatch(Check::up), checks);
