@@ -421,6 +421,37 @@ class ConcurrencyLimitsTest {
         assertThat(waiterNodes(db)).as("b's row is gone; a's rest of the backlog still waits").containsExactly("node-a");
     }
 
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_gives_way_only_to_work_waiting_longer_than_the_margin_and_its_own_slot_stays_busy_otherwise(Vendor vendor)
+            throws InterruptedException {
+        TestJpa db = own.open(vendor);
+        ActorDefinition def = actor(0, keyed("work", 1));
+        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
+        Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
+        String running = a.fire("work", "tenant-a", null).episodeId();
+        String older = b.fire("work", "tenant-a", null).episodeId();
+        clock.advance(Duration.ofSeconds(1));
+        String next = a.fire("work", "tenant-a", null).episodeId();
+        clock.advance(Duration.ofSeconds(2));
+        String last = a.fire("work", "tenant-a", null).episodeId();
+        b.timers().advance(Duration.ofMillis(500));
+        a.timers().advance(Duration.ofMillis(500));
+        assertThat(waiterRows(db)).isEqualTo(2);
+
+        // b's work came 1 s before a's next: within the margin (four rechecks, 2 s), so a's own pass
+        // keeps the freed slot busy instead of leaving it idle until b's next recheck
+        finish(db, a, running);
+        assertThat(a.started()).containsExactly(running, next);
+        // b's work came 3 s before a's last: past the margin, so a gives way this time
+        Thread.sleep(600); // a reads the other nodes' rows at most once per recheck interval
+        finish(db, a, next);
+        assertThat(a.started()).as("a leaves the slot to b's older work").containsExactly(running, next);
+        b.timers().advance(Duration.ofMillis(500));
+        assertThat(b.started()).containsExactly(older);
+        assertThat(a.started()).doesNotContain(last);
+    }
+
     private static int waiterRows(TestJpa db) {
         return waiterNodes(db).size();
     }
