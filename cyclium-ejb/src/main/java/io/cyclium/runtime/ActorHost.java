@@ -50,6 +50,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -133,6 +134,8 @@ public class ActorHost {
     private final Map<String, String> notRunningWhy = new ConcurrentHashMap<>();
     private volatile LocalRunner runner;
     private volatile ExecutorService episodeThreads;
+    /** Threads for the queues' hand-over admission passes (see ActorRuntime#handingOffTo). */
+    private volatile ExecutorService handOffPasses;
     private volatile ScheduledTriggers schedules;
     private volatile EpisodeStore store;
     private volatile GroupCommit groupCommit;
@@ -182,6 +185,11 @@ public class ActorHost {
                 ? new BoundedManagedExecutor(ActorHost::managedExecutor, config.executorThreads())
                 : EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
+        // the queues' hand-over passes: threads of the managed factory, no context captured per task
+        java.util.concurrent.ThreadPoolExecutor passes = new java.util.concurrent.ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(), threadFactory);
+        passes.allowCoreThreadTimeOut(true);
+        handOffPasses = passes;
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());
         Jitter jitter = new Jitter(Duration.ofMillis(config.jitterMaxMs()));
         for (ActorDefinition def : discovery.definitions()) {
@@ -201,6 +209,7 @@ public class ActorHost {
                     .pausedBy(pauses)
                     .keyFunctionsFrom(type -> beans.select(type).get())
                     // only an actor that declares a limit or priorities: the others' path is as it was
+                    .handingOffTo(handOffPasses)
                     .limitedBy(concurrency, config.flow().recheck(), config.flow().aging());
             runtimes.put(def.id(), rt);
         }
@@ -255,6 +264,10 @@ public class ActorHost {
         ExecutorService threads = episodeThreads;
         if (threads != null) {
             threads.shutdown();
+        }
+        ExecutorService passes = handOffPasses;
+        if (passes != null) {
+            passes.shutdown();
         }
         GroupCommit writes = groupCommit;
         if (writes != null) {
