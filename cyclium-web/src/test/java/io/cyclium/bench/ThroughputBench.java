@@ -56,6 +56,8 @@ public final class ThroughputBench {
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
     private static final int EVENTS = Integer.getInteger("bench.events", 20_000);
     private static final int WARMUP = Integer.getInteger("bench.warmup", 5_000);
+    /** Episodes fired right before each CDI phase from that phase's number of threads (its own paths warm too). */
+    private static final int PHASE_WARMUP = Integer.getInteger("bench.phase-warmup", 10_000);
     private static final int HTTP_EVENTS = Integer.getInteger("bench.http-events", 10_000);
     /** The CDI phases fire from each of these numbers of threads (and the reference schedules from as many). */
     private static final List<Integer> FIRE_THREADS = java.util.Arrays.stream(System.getProperty("bench.fire-threads", "4,20")
@@ -96,7 +98,8 @@ public final class ThroughputBench {
             wars.put(compare != null ? "after" : "this build", warWith(product, "cyclium-bench.war", false));
         }
         Map<String, List<Double>> figures = new LinkedHashMap<>();
-        System.out.println("[bench] firing threads " + FIRE_THREADS + "; warm-up " + WARMUP + " episodes per node and "
+        System.out.println("[bench] firing threads " + FIRE_THREADS + "; warm-up " + WARMUP + " episodes per node (20 threads), "
+                + PHASE_WARMUP + " more before each CDI phase from its threads, and "
                 + WARMUP + " executions of db-scheduler, " + HTTP_WARMUP + " POSTs before the HTTP phases");
         try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench").toAbsolutePath())) {
             System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on, pg_stat_statements)");
@@ -144,9 +147,12 @@ public final class ThroughputBench {
         SameRound reference = new SameRound();
         for (int threads : FIRE_THREADS) {
             try (DbSchedulerReference.Running running = dbScheduler.start()) {
+                // warmed from the phase's threads too, as the nodes are
+                running.schedule(PHASE_WARMUP, threads, "rw" + round + "-" + threads);
+                running.awaitExecuted(PHASE_WARMUP);
                 Measure m = Measure.reference(pg);
                 running.schedule(EVENTS, threads, "r" + round + "-" + threads);
-                running.awaitExecuted(EVENTS);
+                running.awaitExecuted(PHASE_WARMUP + EVENTS);
                 reference.put(threads, m.end(EVENTS, "db-scheduler, lock-and-fetch " + DbSchedulerReference.EXECUTOR_THREADS
                         + " threads, scheduled from " + threads + " threads", figures));
             }
@@ -241,6 +247,14 @@ public final class ThroughputBench {
 
             long total = WARMUP;
             for (int threads : FIRE_THREADS) {
+                if (PHASE_WARMUP > 0) {
+                    // the warm-up fires from 20 threads; from 4 the group commit makes smaller
+                    // batches and the JIT compiles those paths in the measured phase (a third of
+                    // the node's CPU there after a 25,000-episode warm-up): warm each phase's own way
+                    fire(a, PHASE_WARMUP, "cdi-warm" + threads + "-" + round, threads);
+                    total += PHASE_WARMUP;
+                    awaitDone(pg, db, total);
+                }
                 Measure m = Measure.begin(pg, db, List.of(a));
                 fire(a, EVENTS, "cdi" + threads + "-" + round, threads);
                 total += EVENTS;
