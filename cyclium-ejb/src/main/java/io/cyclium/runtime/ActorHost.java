@@ -50,6 +50,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -186,8 +188,7 @@ public class ActorHost {
                 : EpisodeThreads.start(threadFactory, config.executorThreads());
         runner = new LocalRunner(env, episodeThreads, new TriggerRequestStore(vendor));
         // the queues' hand-over passes: threads of the managed factory, no context captured per task
-        java.util.concurrent.ThreadPoolExecutor passes = new java.util.concurrent.ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS,
-                new java.util.concurrent.LinkedBlockingQueue<>(), threadFactory);
+        ThreadPoolExecutor passes = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory);
         passes.allowCoreThreadTimeOut(true);
         handOffPasses = passes;
         schedules = new ScheduledTriggers(timers, clock, telemetry, config.env());

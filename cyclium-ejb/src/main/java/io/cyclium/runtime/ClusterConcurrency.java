@@ -31,28 +31,9 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     private final Tx writes;
     private final ConcurrencyStore store;
     private final RateStore rates;
-    private final ConcurrencyWaiters waiters;
+    /** Taking turns with other nodes on a full limit (their waiting work, this node's rows). */
+    private final ConcurrencyTurns turns;
     private final String node;
-    /** How long another node's waiter row counts after its last refresh: a few of its rechecks. */
-    private final long waitersLiveSeconds;
-    /** How often the other nodes' waiters are read again, at most: once per recheck interval. */
-    private final long waitersReadEveryNanos;
-    /**
-     * How far ahead (in rank: milliseconds of waiting, a priority level counting as the aging
-     * interval) another node's waiting work must be before this node gives way: a freed slot left
-     * for another node stays free until that node's next recheck, so giving way for every small
-     * difference would cost a limit much of its throughput when runs are short (seen: 60 starts of a
-     * limit of 2 over three nodes took 19 s instead of 11). With the margin no entry waits behind
-     * work that came more than the margin after it, and more urgent work still goes first.
-     */
-    private final long giveWayMargin;
-    /** The other nodes' waiters as last read, and when (nanoTime): read again at most once per recheck. */
-    private volatile WaitersRead lastRead = new WaitersRead(List.of(), Long.MIN_VALUE);
-    /** The limits ("scope\nkey") this node has a waiter row for (a hint: a lost one expires on the database). */
-    private final Set<String> waitingOn = ConcurrentHashMap.newKeySet();
-
-    private record WaitersRead(List<ConcurrencyWaiters.Waiter> others, long at) {
-    }
     /**
      * What this node knows of each episode's slots, from its admission until its task exits: the
      * numbers it took ({@link Admitted}), then the slots it holds with them ({@link Holding}), then
@@ -102,11 +83,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         this.writes = writes;
         this.store = new ConcurrencyStore(vendor);
         this.rates = new RateStore(vendor);
-        this.waiters = new ConcurrencyWaiters(vendor);
+        this.turns = new ConcurrencyTurns(new ConcurrencyWaiters(vendor), node, recheck);
         this.node = node;
-        this.waitersLiveSeconds = Math.max(2, (recheck.toMillis() * 4 + 999) / 1000);
-        this.waitersReadEveryNanos = recheck.toNanos();
-        this.giveWayMargin = waitersLiveSeconds * 1000;
     }
 
     @Override
@@ -122,7 +100,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     @Override
     public long admit(String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits, boolean neverHeld) {
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
-        return writes.inGroupTransaction(em -> admit(em, episodeId, slots, limits, neverHeld && runs.getAndIncrement() == 0));
+        return writes.inGroupTransaction(em -> admit(em, episodeId, slots, limits, neverHeld && runs.getAndIncrement() == 0,
+                UNRANKED, null));
     }
 
     /** All in one transaction shared with other writes; only the first run takes blind (see {@link #admit}). */
@@ -131,16 +110,15 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
         return writes.inGroupTransaction(em -> {
             boolean first = runs.getAndIncrement() == 0;
-            List<ConcurrencyWaiters.Waiter> others = othersWaiting(em, asked);
+            List<ConcurrencyWaiters.Waiter> others = turns.others(em, asked);
             Set<String> marked = new HashSet<>();
             long[] answers = new long[asked.size()];
             for (int i = 0; i < asked.size(); i++) {
                 Admission a = asked.get(i);
-                ConcurrencySlot ahead = a.rank() == UNRANKED ? null
-                        : ConcurrencyWaiters.ahead(others, a.slots(), a.rank() + giveWayMargin);
+                ConcurrencySlot ahead = turns.givesWayTo(others, a);
                 if (ahead != null) {
                     // another node's better-ranked work waits for this limit: its next pass takes the slot
-                    waiting(em, ahead, a.rank(), marked);
+                    turns.waiting(em, ahead, a.rank(), marked);
                     answers[i] = LIMIT_FULL;
                     continue;
                 }
@@ -150,51 +128,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         });
     }
 
-    /**
-     * Other nodes' waiters, when some admission here is ranked and limited: read at most once per
-     * recheck interval (a read makes the shared transaction run for real instead of recorded), else
-     * the last read. A row missed for that long costs its node a turn, never a slot.
-     */
-    private List<ConcurrencyWaiters.Waiter> othersWaiting(EntityManager em, List<Admission> asked) {
-        if (asked.stream().noneMatch(a -> a.rank() != UNRANKED && !a.slots().isEmpty())) {
-            return List.of();
-        }
-        WaitersRead read = lastRead;
-        long now = System.nanoTime();
-        if (read.at() == Long.MIN_VALUE || now - read.at() >= waitersReadEveryNanos) {
-            read = new WaitersRead(waiters.others(em, node, waitersLiveSeconds), now);
-            lastRead = read;
-        }
-        return read.others();
-    }
-
-    /** This node's queued work of {@code rank} waits for {@code slot}: its row says so (once per transaction and slot). */
-    private void waiting(EntityManager em, ConcurrencySlot slot, long rank, Set<String> marked) {
-        String name = slot.scope() + "\n" + slot.key();
-        if (marked.add(name)) {
-            waiters.waiting(em, slot, node, rank);
-            waitingOn.add(name);
-        }
-    }
-
-    /** Work under {@code slots} was admitted here: this node's rows for them go (its next full find writes them again). */
-    private void admittedUnder(EntityManager em, List<ConcurrencySlot> slots, Set<String> marked) {
-        for (ConcurrencySlot slot : slots) {
-            String name = slot.scope() + "\n" + slot.key();
-            if (waitingOn.remove(name)) {
-                waiters.done(em, slot, node);
-                marked.remove(name);
-            }
-        }
-    }
-
     @Override
     public long admitIn(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
-            boolean fresh) {
-        return admit(em, episodeId, slots, limits, fresh, UNRANKED, null);
-    }
-
-    private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh) {
         return admit(em, episodeId, slots, limits, fresh, UNRANKED, null);
     }
@@ -208,7 +143,7 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
             if (numbers[i] == ConcurrencyStore.NONE) {
                 giveBack(em, episodeId, slots, numbers, i); // all or none
                 if (rank != UNRANKED) {
-                    waiting(em, slots.get(i), rank, marked);
+                    turns.waiting(em, slots.get(i), rank, marked);
                 }
                 return LIMIT_FULL;
             }
@@ -230,8 +165,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
                 episodes.values().removeIf(state -> state instanceof Admitted);
             }
             episodes.put(episodeId, new Admitted(numbers));
-            if (rank != UNRANKED && !waitingOn.isEmpty()) {
-                admittedUnder(em, slots, marked);
+            if (rank != UNRANKED) {
+                turns.admitted(em, slots, marked);
             }
         }
         return ADMITTED;

@@ -388,9 +388,9 @@ class ConcurrencyLimitsTest {
     void a_node_s_backlog_of_a_key_gives_way_to_more_urgent_work_of_that_key_waiting_on_another_node(Vendor vendor)
             throws InterruptedException {
         TestJpa db = own.open(vendor);
-        ActorDefinition def = actor(0, keyed("work", 1));
-        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
-        Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
+        Node[] nodes = twoNodesOnAKeyOfOne(db);
+        Node a = nodes[0];
+        Node b = nodes[1];
         String running = a.fire("work", "tenant-a", null).episodeId();
         assertThat(a.started()).as("the key's one slot").containsExactly(running);
         List<String> backlog = new ArrayList<>();
@@ -426,9 +426,9 @@ class ConcurrencyLimitsTest {
     void a_node_gives_way_only_to_work_waiting_longer_than_the_margin_and_its_own_slot_stays_busy_otherwise(Vendor vendor)
             throws InterruptedException {
         TestJpa db = own.open(vendor);
-        ActorDefinition def = actor(0, keyed("work", 1));
-        Node a = node(db, "node-a", def, 10, Duration.ofSeconds(60));
-        Node b = node(db, "node-b", def, 10, Duration.ofSeconds(60));
+        Node[] nodes = twoNodesOnAKeyOfOne(db);
+        Node a = nodes[0];
+        Node b = nodes[1];
         String running = a.fire("work", "tenant-a", null).episodeId();
         String older = b.fire("work", "tenant-a", null).episodeId();
         clock.advance(Duration.ofSeconds(1));
@@ -450,6 +450,12 @@ class ConcurrencyLimitsTest {
         b.timers().advance(Duration.ofMillis(500));
         assertThat(b.started()).containsExactly(older);
         assertThat(a.started()).doesNotContain(last);
+    }
+
+    /** Nodes a and b of an actor whose key has a limit of one. */
+    private Node[] twoNodesOnAKeyOfOne(TestJpa db) {
+        ActorDefinition def = actor(0, keyed("work", 1));
+        return new Node[] {node(db, "node-a", def, 10, Duration.ofSeconds(60)), node(db, "node-b", def, 10, Duration.ofSeconds(60))};
     }
 
     private static int waiterRows(TestJpa db) {
