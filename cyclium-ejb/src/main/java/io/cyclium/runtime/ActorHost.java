@@ -8,6 +8,7 @@ import java.time.Duration;
 
 import io.cyclium.timing.Jitter;
 
+import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.store.DatabaseVendor;
 
 import io.cyclium.actor.ActorDefinition;
@@ -138,6 +139,9 @@ public class ActorHost {
     private volatile ExecutorService episodeThreads;
     /** Threads for the queues' hand-over admission passes (see ActorRuntime#handingOffTo). */
     private volatile ExecutorService handOffPasses;
+    /** The cluster-wide limits' gate, and the timer that keeps its reserves of slots. */
+    private volatile ClusterConcurrency concurrency;
+    private volatile java.util.concurrent.ScheduledFuture<?> keepBlocks;
     private volatile ScheduledTriggers schedules;
     private volatile EpisodeStore store;
     private volatile GroupCommit groupCommit;
@@ -164,7 +168,14 @@ public class ActorHost {
         // be taken from it before it has lapsed), then gives the episode up to recovery.
         // cluster-wide limits: taken in a fresh episode's storing transaction or on their own, given
         // back in its terminal write (the task environment's held slots)
-        ClusterConcurrency concurrency = new ClusterConcurrency(tx, groupCommit, vendor, identity.name(), config.flow().recheck());
+        // blocks of slots held in reserve stand as long as a lease: a node that died frees them as late as its episodes' slots
+        ClusterConcurrency concurrency = new ClusterConcurrency(tx, groupCommit, vendor, identity.name(), config.flow().recheck(),
+                Duration.ofSeconds(config.leaseSeconds()), System::nanoTime);
+        this.concurrency = concurrency;
+        long keepMs = concurrency.keepBlocksEvery().toMillis();
+        keepBlocks = timers.scheduleWithFixedDelay(() -> BackgroundPass.run("slot_reserve", LOG, telemetry,
+                () -> "Could not keep this node's reserves of concurrency slots; tried again in " + keepMs + " ms",
+                concurrency::keepBlocks), keepMs, keepMs, TimeUnit.MILLISECONDS);
         TaskEnvironment env = new TaskEnvironment(groupCommit, store, strategyBeans, claims, effects,
                 finishedEvents::fire, clock, identity.name(), telemetry, progressedEvents::fire,
                 Duration.ofSeconds(2L * config.leaseSeconds()), tracing)
@@ -269,6 +280,16 @@ public class ActorHost {
         ExecutorService passes = handOffPasses;
         if (passes != null) {
             passes.shutdown();
+        }
+        java.util.concurrent.ScheduledFuture<?> keeping = keepBlocks;
+        if (keeping != null) {
+            keeping.cancel(false);
+        }
+        ClusterConcurrency limits = concurrency;
+        if (limits != null) {
+            // numbers no episode holds go back at once; the lent ones when their block's life ends
+            BackgroundPass.run("slot_reserve", LOG, telemetry, () -> "Could not give back this node's reserves of"
+                    + " concurrency slots at shutdown; they are freed when their life ends", limits::giveBackBlocks);
         }
         GroupCommit writes = groupCommit;
         if (writes != null) {

@@ -585,6 +585,9 @@ public final class ActorRuntime {
             if (runNow || admitting != null) {
                 slots.unreserve();
             }
+            if (admitting != null) {
+                gate.notStored(episode.id());
+            }
             probeNotRun(probe, breaker);
             uncool.run();
             return;

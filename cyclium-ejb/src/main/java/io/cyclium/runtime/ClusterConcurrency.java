@@ -23,6 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * back in the episode's terminal write (this is the task environment's {@link HeldSlots}), or — a
  * run that ended without one — in a transaction of its own when its task exits ({@link #release}):
  * each by its number, which the admission remembers until {@link #holding} pairs it with its slot.
+ *
+ * <p>A fresh episode under a large limit first asks this node's reserve of the key ({@link SlotBlocks}):
+ * a number lent from there costs no statement to take or to give back (the terminal write skips it,
+ * and {@link #released} lends it again). {@link #keepBlocks} keeps the reserve.
  */
 public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
 
@@ -34,6 +38,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     /** Taking turns with other nodes on a full limit (their waiting work, this node's rows). */
     private final ConcurrencyTurns turns;
     private final String node;
+    /** Numbers this node holds in reserve per key and lends to fresh episodes. */
+    private final SlotBlocks blocks;
     /**
      * What this node knows of each episode's slots, from its admission until its task exits: the
      * numbers it took ({@link Admitted}), then the slots it holds with them ({@link Holding}), then
@@ -45,8 +51,11 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     private sealed interface State permits Admitted, Holding, GivenBack {
     }
 
-    /** The numbers an admission took, in its slots' order: a give-back by number is one row by its primary key. */
-    private record Admitted(int[] numbers) implements State {
+    /**
+     * The numbers an admission took, in its slots' order: a give-back by number is one row by its
+     * primary key; {@code lent[i]}: number i is lent from this node's block (no row of its own).
+     */
+    private record Admitted(List<ConcurrencySlot> slots, int[] numbers, boolean[] lent) implements State {
     }
 
     /** The slots an episode holds and their numbers, which its terminal write has not given back yet. */
@@ -61,8 +70,8 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     /** Admissions never started here (a store that failed after them) leave their entry; past this many they go. */
     private static final int ADMITTED_KEPT = 100_000;
 
-    /** A slot an episode holds, and its number ({@link ConcurrencyStore#NONE}: not known here). */
-    private record Held(ConcurrencySlot slot, int number) {
+    /** A slot an episode holds, its number ({@link ConcurrencyStore#NONE}: not known here), and whether it is lent. */
+    private record Held(ConcurrencySlot slot, int number, boolean lent) {
     }
 
     public ClusterConcurrency(Tx tx, DatabaseVendor vendor, String node) {
@@ -79,11 +88,22 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
      * waiter row must be to count, and how often this node reads them).
      */
     public ClusterConcurrency(Tx tx, Tx writes, DatabaseVendor vendor, String node, Duration recheck) {
+        this(tx, writes, vendor, node, recheck, SlotBlocks.DEFAULT_LIFE, System::nanoTime);
+    }
+
+    /**
+     * {@code blockLife}: how long a block of reserved slots stands without renewal (the lease: a node
+     * that died gives its blocks up as late as its episodes' slots); {@code nanos}: this node's
+     * monotonic clock (a block's age, the turns' read interval).
+     */
+    public ClusterConcurrency(Tx tx, Tx writes, DatabaseVendor vendor, String node, Duration recheck, Duration blockLife,
+            java.util.function.LongSupplier nanos) {
         this.tx = tx;
         this.writes = writes;
-        this.store = new ConcurrencyStore(vendor);
+        this.store = new ConcurrencyStore(vendor, blockLife.toSeconds());
+        this.blocks = new SlotBlocks(store, node, blockLife, nanos);
         this.rates = new RateStore(vendor);
-        this.turns = new ConcurrencyTurns(new ConcurrencyWaiters(vendor), node, recheck);
+        this.turns = new ConcurrencyTurns(new ConcurrencyWaiters(vendor), node, recheck, nanos);
         this.node = node;
     }
 
@@ -104,9 +124,16 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
                 UNRANKED, null));
     }
 
-    /** All in one transaction shared with other writes; only the first run takes blind (see {@link #admit}). */
+    /**
+     * All in one transaction shared with other writes; only the first run takes blind (see
+     * {@link #admit}). Queued work that this node's reserves can admit whole needs no transaction.
+     */
     @Override
     public long[] admit(List<Admission> asked) {
+        long[] lent = admitLent(asked);
+        if (lent != null) {
+            return lent;
+        }
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
         return writes.inGroupTransaction(em -> {
             boolean first = runs.getAndIncrement() == 0;
@@ -128,6 +155,47 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         });
     }
 
+    /**
+     * Every one of {@code asked} admitted on numbers lent from this node's reserves, without a
+     * transaction — or null, having lent nothing, when one of them needs the database: it held a slot
+     * before (a restart finds its own), has a rate limit, finds no number free, should give way to
+     * another node's waiting work, or deletes this node's waiter row; or when the other nodes' waiters
+     * are due to be read again. The transaction then decides all of them as if this had not run.
+     */
+    private long[] admitLent(List<Admission> asked) {
+        List<ConcurrencyWaiters.Waiter> others = turns.othersIfRecent();
+        if (others == null) {
+            return null;
+        }
+        for (Admission a : asked) {
+            if (!a.neverHeld() || !a.rates().isEmpty() || a.slots().isEmpty() || turns.givesWayTo(others, a) != null
+                    || turns.waitsOn(a.slots())) {
+                return null;
+            }
+        }
+        List<Admitted> admitted = new java.util.ArrayList<>(asked.size());
+        for (Admission a : asked) {
+            int[] numbers = new int[a.slots().size()];
+            boolean[] lent = new boolean[numbers.length];
+            for (int i = 0; i < numbers.length; i++) {
+                numbers[i] = blocks.lend(a.slots().get(i));
+                lent[i] = numbers[i] != ConcurrencyStore.NONE;
+                if (!lent[i]) {
+                    lendBack(new Admitted(a.slots(), numbers, lent));
+                    admitted.forEach(this::lendBack);
+                    return null;
+                }
+            }
+            admitted.add(new Admitted(a.slots(), numbers, lent));
+        }
+        long[] answers = new long[asked.size()];
+        for (int i = 0; i < asked.size(); i++) {
+            episodes.put(asked.get(i).episodeId(), admitted.get(i));
+            answers[i] = ADMITTED;
+        }
+        return answers;
+    }
+
     @Override
     public long admitIn(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh) {
@@ -137,11 +205,21 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     /** {@code rank} other than {@link #UNRANKED}: queued work, which says so when it finds a limit full. */
     private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh, long rank, Set<String> marked) {
+        if (episodes.get(episodeId) instanceof Admitted earlier) {
+            // an earlier run of this admission (a shared batch that failed, or whose answer was lost): its lent numbers go back
+            lendBack(earlier);
+        }
         int[] numbers = new int[slots.size()];
+        boolean[] lent = new boolean[slots.size()];
         for (int i = 0; i < slots.size(); i++) {
+            numbers[i] = fresh ? blocks.lend(slots.get(i)) : ConcurrencyStore.NONE;
+            if (numbers[i] != ConcurrencyStore.NONE) {
+                lent[i] = true;
+                continue;
+            }
             numbers[i] = store.take(em, slots.get(i), episodeId, node, fresh);
             if (numbers[i] == ConcurrencyStore.NONE) {
-                giveBack(em, episodeId, slots, numbers, i); // all or none
+                giveBack(em, episodeId, slots, numbers, lent, i); // all or none
                 if (rank != UNRANKED) {
                     turns.waiting(em, slots.get(i), rank, marked);
                 }
@@ -155,7 +233,7 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
                 for (int j = 0; j < i; j++) {
                     rates.giveBack(em, limits.get(j));
                 }
-                giveBack(em, episodeId, slots, numbers, slots.size());
+                giveBack(em, episodeId, slots, numbers, lent, slots.size());
                 return due;
             }
         }
@@ -164,7 +242,7 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
                 // their episodes, if they ever start, give back by key instead
                 episodes.values().removeIf(state -> state instanceof Admitted);
             }
-            episodes.put(episodeId, new Admitted(numbers));
+            episodes.put(episodeId, new Admitted(slots, numbers, lent));
             if (rank != UNRANKED) {
                 turns.admitted(em, slots, marked);
             }
@@ -173,20 +251,66 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     }
 
     /** Gives back the first {@code taken} of {@code slots}, which this admission took as {@code numbers}. */
-    private void giveBack(EntityManager em, String episodeId, List<ConcurrencySlot> slots, int[] numbers, int taken) {
+    private void giveBack(EntityManager em, String episodeId, List<ConcurrencySlot> slots, int[] numbers, boolean[] lent,
+            int taken) {
         for (int i = 0; i < taken; i++) {
-            store.release(em, slots.get(i), numbers[i], episodeId);
+            if (lent[i]) {
+                blocks.giveBack(slots.get(i), numbers[i]);
+            } else {
+                store.release(em, slots.get(i), numbers[i], episodeId);
+            }
         }
+    }
+
+    /** An admission's lent numbers go back to the blocks (it will not run on them). */
+    private void lendBack(Admitted admitted) {
+        for (int i = 0; i < admitted.lent().length; i++) {
+            if (admitted.lent()[i]) {
+                blocks.giveBack(admitted.slots().get(i), admitted.numbers()[i]);
+            }
+        }
+    }
+
+    /**
+     * The store that admitted the episode did not commit (or stored nothing): what it lent goes back.
+     * Its slot rows went with its transaction.
+     */
+    @Override
+    public void notStored(String episodeId) {
+        if (episodes.get(episodeId) instanceof Admitted a && episodes.remove(episodeId, a)) {
+            lendBack(a);
+        }
+    }
+
+    /** One pass over this node's reserves (the node's timer): renew, give back what went unused, take what was missed. */
+    public void keepBlocks() {
+        blocks.keep(tx);
+    }
+
+    /** How often {@link #keepBlocks} should run. */
+    public Duration keepBlocksEvery() {
+        return blocks.keepEvery();
+    }
+
+    /** The node stops: the numbers of its reserves no episode holds go back now (the others when their life ends). */
+    public void giveBackBlocks() {
+        blocks.giveBackFree(tx);
+    }
+
+    /** Numbers of {@code slot}'s reserve here: lent, free. */
+    int[] reserve(ConcurrencySlot slot) {
+        return blocks.lentAndFree(slot);
     }
 
     @Override
     public void holding(String episodeId, List<ConcurrencySlot> slots) {
         State admitted = episodes.remove(episodeId);
         if (!slots.isEmpty()) {
-            int[] numbers = admitted instanceof Admitted a && a.numbers().length == slots.size() ? a.numbers() : null;
+            Admitted a = admitted instanceof Admitted known && known.numbers().length == slots.size() ? known : null;
             List<Held> slotsHeld = new java.util.ArrayList<>(slots.size());
             for (int i = 0; i < slots.size(); i++) {
-                slotsHeld.add(new Held(slots.get(i), numbers != null ? numbers[i] : ConcurrencyStore.NONE));
+                slotsHeld.add(a != null ? new Held(slots.get(i), a.numbers()[i], a.lent()[i])
+                        : new Held(slots.get(i), ConcurrencyStore.NONE, false));
             }
             episodes.put(episodeId, new Holding(slotsHeld));
         }
@@ -197,8 +321,20 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     public void release(String episodeId) {
         State state = episodes.remove(episodeId);
         if (state instanceof Holding h) {
-            tx.run(em -> releaseEach(em, episodeId, h.slots()));
+            if (h.slots().stream().anyMatch(held -> !held.lent())) {
+                tx.run(em -> releaseEach(em, episodeId, h.slots()));
+            }
             given(h.slots());
+        } else if (state instanceof Admitted a) {
+            // never paired with its slots: what it lent goes back, and the key's rows name the episode for the rest
+            lendBack(a);
+            boolean ownRows = false;
+            for (boolean lent : a.lent()) {
+                ownRows |= !lent;
+            }
+            if (ownRows) {
+                tx.run(em -> store.release(em, episodeId));
+            }
         } else if (!(state instanceof GivenBack)) {
             // numbers not known here (never paired with its slots): the key's rows name the episode
             tx.run(em -> store.release(em, episodeId));
@@ -228,9 +364,12 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         }
     }
 
+    /** Lent numbers need no statement: {@link #given} lends them again once the write committed. */
     private void releaseEach(EntityManager em, String episodeId, List<Held> slots) {
         for (Held h : slots) {
-            store.release(em, h.slot(), h.number(), episodeId);
+            if (!h.lent()) {
+                store.release(em, h.slot(), h.number(), episodeId);
+            }
         }
     }
 
@@ -246,7 +385,11 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     /** After the give-back committed: its numbers are this node's hints for the next blind takes. */
     private void given(List<Held> slots) {
         for (Held h : slots) {
-            store.given(h.slot(), h.number());
+            if (h.lent()) {
+                blocks.giveBack(h.slot(), h.number());
+            } else {
+                store.given(h.slot(), h.number());
+            }
         }
     }
 }

@@ -106,6 +106,13 @@ public interface ConcurrencyGate {
     void release(String episodeId);
 
     /**
+     * The transaction that admitted the fresh episode in {@link #admitIn} did not store it (rolled
+     * back, or a duplicate): what the admission holds outside the database goes back. Nothing by default.
+     */
+    default void notStored(String episodeId) {
+    }
+
+    /**
      * What a restart (which carries only the episode's id) takes again: the concurrency key stored
      * with the episode (null: none) and its workflow step's own limit (null: none).
      */

@@ -5,11 +5,16 @@ import io.cyclium.store.NativeSql;
 import io.cyclium.store.UniqueInsert;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ThreadLocalRandom;
@@ -46,11 +51,21 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code running} (its node died and the sweep failed it, or the release was lost with the
  * database) is emptied by the next {@link #take} that finds the key at its limit, so a lost
  * release costs a wait, never a slot for ever.
+ *
+ * <p>Blocks: a node may hold numbers of a key far from its limit in reserve ({@link #BLOCK} on the
+ * row, the node as {@code holder}) and lend them to its fresh episodes without a statement
+ * ({@link SlotBlocks}). A block's rows count as held like any other: the limit still counts rows,
+ * whoever lends them. Blocks take at most half of a limit ({@link #takeBlock}), their node renews
+ * {@code taken_at} while it holds them ({@link #confirmBlock}), and a block not renewed for its
+ * life (its node died, froze or restarted) is freed like an ended episode's slot.
  */
 public final class ConcurrencyStore {
 
     /** What {@link #take} answers when the episode got no slot. */
     public static final int NONE = -1;
+
+    /** {@code episode_id} of a row a node holds in a block (never an episode's id: those are UUIDs). */
+    public static final String BLOCK = "(block)";
 
     /** Limits from which a fresh episode takes a number blind (see the class comment). */
     static final int BLIND_FROM = 64;
@@ -62,6 +77,8 @@ public final class ConcurrencyStore {
     private static final int REMEMBERED = 1_024;
 
     private final DatabaseVendor vendor;
+    /** After how long without renewal a block's rows count as abandoned (their node died or froze). */
+    private final long blockLifeSeconds;
     /**
      * Per limit, the numbers this node gave back: rows that exist and were free when given back. A
      * hint only — another node may have taken one since (the guarded UPDATE then changes nothing), and
@@ -76,7 +93,13 @@ public final class ConcurrencyStore {
     }
 
     public ConcurrencyStore(DatabaseVendor vendor) {
+        this(vendor, SlotBlocks.DEFAULT_LIFE.toSeconds());
+    }
+
+    /** {@code blockLifeSeconds}: how long a block's rows stand without their node renewing them. */
+    public ConcurrencyStore(DatabaseVendor vendor, long blockLifeSeconds) {
         this.vendor = vendor;
+        this.blockLifeSeconds = Math.max(1, blockLifeSeconds);
     }
 
     /**
@@ -112,7 +135,7 @@ public final class ConcurrencyStore {
             // a fresh episode being stored leaves the clean-up of ended slots to the queue's admission
             // (it waits there now): the range statement's locks deadlocked concurrent storing
             // transactions of one key on MariaDB
-            if (fresh || freeEnded(em, slot) == 0) {
+            if (fresh || freeEnded(em, slot, vendor, blockLifeSeconds) == 0) {
                 return NONE;
             }
             rows = rows(em, slot);
@@ -232,7 +255,7 @@ public final class ConcurrencyStore {
     }
 
     private static long held(Map<Integer, String> rows) {
-        return rows.values().stream().filter(java.util.Objects::nonNull).count();
+        return rows.values().stream().filter(Objects::nonNull).count();
     }
 
     /**
@@ -287,7 +310,7 @@ public final class ConcurrencyStore {
     }
 
     /** One of the numbers below {@code limit} not in {@code used}, each as likely; -1 when there is none. */
-    static int randomFree(java.util.Set<Integer> used, int limit) {
+    static int randomFree(Set<Integer> used, int limit) {
         int free = limit - (int) used.stream().filter(n -> n < limit).count();
         if (free <= 0) {
             return -1;
@@ -310,11 +333,95 @@ public final class ConcurrencyStore {
         return -1;
     }
 
-    /** Empties the key's slots whose episode is no longer running (or gone); returns how many. */
-    private static int freeEnded(EntityManager em, ConcurrencySlot slot) {
+    /**
+     * Empties the key's slots whose episode is no longer running (or gone), and blocks their node
+     * stopped renewing; returns how many.
+     */
+    private static int freeEnded(EntityManager em, ConcurrencySlot slot, DatabaseVendor vendor, long blockLifeSeconds) {
         return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ").value(slot.scope())
                 .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND episode_id IS NOT NULL")
+                .sql(" AND ((episode_id <> ").value(BLOCK)
                 .sql(" AND NOT EXISTS (SELECT 1 FROM cyclium_episodes e WHERE e.id = cyclium_concurrency_slots.episode_id"
-                        + " AND e.status = 'running')").executeUpdate(em);
+                        + " AND e.status = 'running')) OR (episode_id = ").value(BLOCK).sql(" AND taken_at < ")
+                .around(-blockLifeSeconds, vendor::utcNowPlusSeconds).sql("))").executeUpdate(em);
+    }
+
+    // ---- blocks (SlotBlocks' statements) ---------------------------------------------------------
+
+    /**
+     * Takes up to {@code count} numbers of {@code slot} into {@code holder}'s block, as long as the
+     * key's held rows stay within half its limit (a block is for a key far from its limit: near it,
+     * every episode takes its own slot and queues in order); returns the numbers taken. Each is the
+     * same guard as an episode's take (a free row, or a number without one), tried in ascending
+     * order so two nodes' blocks of one key lock rows in the same order.
+     */
+    public List<Integer> takeBlock(EntityManager em, ConcurrencySlot slot, int count, String holder) {
+        Map<Integer, String> rows = rows(em, slot);
+        int want = (int) Math.min(count, slot.limit() / 2 - held(rows));
+        List<Integer> numbers = new ArrayList<>();
+        Set<Integer> tried = new HashSet<>(rows.keySet());
+        List<Integer> free = new ArrayList<>();
+        rows.forEach((n, episode) -> {
+            if (episode == null && n < slot.limit()) {
+                free.add(n);
+            }
+        });
+        Collections.shuffle(free, ThreadLocalRandom.current());
+        for (int i = 0; i < want; i++) {
+            int n = i < free.size() ? free.get(i) : randomFree(tried, slot.limit());
+            if (n < 0) {
+                break;
+            }
+            tried.add(n);
+            numbers.add(n);
+        }
+        Collections.sort(numbers);
+        List<Integer> taken = new ArrayList<>();
+        for (int n : numbers) {
+            if (rows.containsKey(n) ? occupy(em, slot, n, BLOCK, holder) : insert(em, slot, n, BLOCK, holder)) {
+                taken.add(n);
+            }
+        }
+        return taken;
+    }
+
+    /** Renews {@code holder}'s block of {@code slot} (its rows' {@code taken_at}); returns how many rows it still has. */
+    public int confirmBlock(EntityManager em, ConcurrencySlot slot, String holder) {
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET taken_at = " + vendor.utcNow() + " WHERE scope = ")
+                .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key()).sql(" AND holder = ").value(holder)
+                .sql(" AND episode_id = ").value(BLOCK).executeUpdate(em);
+    }
+
+    /** The numbers of {@code holder}'s block of {@code slot} as stored. */
+    public Set<Integer> blockNumbers(EntityManager em, ConcurrencySlot slot, String holder) {
+        Set<Integer> numbers = new HashSet<>();
+        for (Object n : new NativeSql().sql("SELECT slot_no FROM cyclium_concurrency_slots WHERE scope = ").value(slot.scope())
+                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND holder = ").value(holder)
+                .sql(" AND episode_id = ").value(BLOCK).query(em).getResultList()) {
+            numbers.add(((Number) n).intValue());
+        }
+        return numbers;
+    }
+
+    /** Frees {@code numbers} of {@code holder}'s block of {@code slot}; returns how many. */
+    public int giveBackBlock(EntityManager em, ConcurrencySlot slot, Collection<Integer> numbers, String holder) {
+        if (numbers.isEmpty()) {
+            return 0;
+        }
+        NativeSql sql = new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE scope = ")
+                .value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key()).sql(" AND holder = ").value(holder)
+                .sql(" AND episode_id = ").value(BLOCK).sql(" AND slot_no IN (");
+        String comma = "";
+        for (int n : numbers) {
+            sql.sql(comma).value(n);
+            comma = ", ";
+        }
+        return sql.sql(")").executeUpdate(em);
+    }
+
+    /** Frees every block {@code holder} has (an earlier life's, at this one's start); returns how many rows. */
+    public int giveBackBlocks(EntityManager em, String holder) {
+        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = NULL WHERE holder = ").value(holder)
+                .sql(" AND episode_id = ").value(BLOCK).executeUpdate(em);
     }
 }

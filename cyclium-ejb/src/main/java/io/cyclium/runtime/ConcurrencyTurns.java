@@ -30,7 +30,9 @@ final class ConcurrencyTurns {
      * work that came more than the margin after it, and more urgent work still goes first.
      */
     private final long giveWayMargin;
-    /** The other nodes' waiters as last read, and when (nanoTime). */
+    /** This node's monotonic clock (a {@link System#nanoTime} reading in production). */
+    private final java.util.function.LongSupplier nanos;
+    /** The other nodes' waiters as last read, and when ({@link #nanos}). */
     private volatile Read lastRead = new Read(List.of(), Long.MIN_VALUE);
     /** The limits ("scope\nkey") this node has a waiter row for (a hint: a lost one expires on the database). */
     private final Set<String> waitingOn = ConcurrentHashMap.newKeySet();
@@ -38,7 +40,8 @@ final class ConcurrencyTurns {
     private record Read(List<ConcurrencyWaiters.Waiter> others, long at) {
     }
 
-    ConcurrencyTurns(ConcurrencyWaiters waiters, String node, Duration recheck) {
+    ConcurrencyTurns(ConcurrencyWaiters waiters, String node, Duration recheck, java.util.function.LongSupplier nanos) {
+        this.nanos = nanos;
         this.waiters = waiters;
         this.node = node;
         this.liveSeconds = Math.max(2, (recheck.toMillis() * 4 + 999) / 1000);
@@ -56,12 +59,35 @@ final class ConcurrencyTurns {
             return List.of();
         }
         Read read = lastRead;
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         if (read.at() == Long.MIN_VALUE || now - read.at() >= readEveryNanos) {
             read = new Read(waiters.others(em, node, liveSeconds), now);
             lastRead = read;
         }
         return read.others();
+    }
+
+    /**
+     * Other nodes' waiters as last read, when that read is recent enough to decide on without a
+     * transaction; null when a read is due (the admission then runs in a transaction and reads).
+     */
+    List<ConcurrencyWaiters.Waiter> othersIfRecent() {
+        Read read = lastRead;
+        long now = nanos.getAsLong();
+        return read.at() == Long.MIN_VALUE || now - read.at() >= readEveryNanos ? null : read.others();
+    }
+
+    /** Whether this node has a waiter row for one of {@code slots} (an admission under them deletes it). */
+    boolean waitsOn(List<ConcurrencySlot> slots) {
+        if (waitingOn.isEmpty()) {
+            return false;
+        }
+        for (ConcurrencySlot slot : slots) {
+            if (waitingOn.contains(name(slot))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The limit of {@code a} that another node's work, ahead by more than the margin, waits for; null when none. */

@@ -105,8 +105,15 @@ class ConcurrencyLimitsTest {
         RowsLauncher launcher = new RowsLauncher(db);
         ActorRuntime rt = new ActorRuntime(def, localSlots, launcher, new ActorRuntime.Context(timers, clock, Telemetry.NOOP,
                 name, "stack-a", null, new Jitter(Duration.ZERO), () -> NodeMode.FULL))
-                .limitedBy(new ClusterConcurrency(db, db.vendor(), name), Duration.ofMillis(500), aging);
+                .limitedBy(new ClusterConcurrency(db, db, db.vendor(), name, Duration.ofMillis(500), SlotBlocks.DEFAULT_LIFE,
+                        this::clockNanos), Duration.ofMillis(500), aging);
         return new Node(rt, launcher, timers);
+    }
+
+    /** The nodes' monotonic clock is the test's: how often a node reads other nodes' waiters goes with the timers. */
+    private long clockNanos() {
+        Instant now = clock.instant();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     private static ActorDefinition actor(int clusterLimit, ExpectationDefinition... expectations) {
@@ -415,7 +422,6 @@ class ConcurrencyLimitsTest {
 
         // b waits for nothing any more (its row went with its admission): a's backlog goes on in its order
         finish(db, b, urgent);
-        Thread.sleep(600); // a reads the other nodes' rows at most once per recheck interval (500 ms)
         a.timers().advance(Duration.ofMillis(500));
         assertThat(a.started()).containsExactly(running, backlog.get(0));
         assertThat(waiterNodes(db)).as("b's row is gone; a's rest of the backlog still waits").containsExactly("node-a");
@@ -444,7 +450,7 @@ class ConcurrencyLimitsTest {
         finish(db, a, running);
         assertThat(a.started()).containsExactly(running, next);
         // b's work came 3 s before a's last: past the margin, so a gives way this time
-        Thread.sleep(600); // a reads the other nodes' rows at most once per recheck interval
+        clock.advance(Duration.ofMillis(600)); // a reads the other nodes' rows at most once per recheck interval
         finish(db, a, next);
         assertThat(a.started()).as("a leaves the slot to b's older work").containsExactly(running, next);
         b.timers().advance(Duration.ofMillis(500));
