@@ -155,6 +155,19 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
         });
     }
 
+    @Override
+    public boolean admitsInMemory(List<ConcurrencySlot> slots, List<RateLimit> rates) {
+        if (slots.isEmpty() || !rates.isEmpty() || turns.othersIfRecent() == null || turns.waitsOn(slots)) {
+            return false;
+        }
+        for (ConcurrencySlot slot : slots) {
+            if (!blocks.hasFree(slot)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Every one of {@code asked} admitted on numbers lent from this node's reserves, without a
      * transaction — or null, having lent nothing, when one of them needs the database: it held a slot

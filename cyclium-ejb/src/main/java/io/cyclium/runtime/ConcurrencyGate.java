@@ -106,6 +106,15 @@ public interface ConcurrencyGate {
     void release(String episodeId);
 
     /**
+     * Whether a fresh episode under {@code slots} and {@code rates} would now be admitted without a
+     * transaction (a hint: the admission itself decides). Its queue then runs the admission in the
+     * thread that queued it instead of handing it to another. False by default.
+     */
+    default boolean admitsInMemory(List<ConcurrencySlot> slots, List<RateLimit> rates) {
+        return false;
+    }
+
+    /**
      * The transaction that admitted the fresh episode in {@link #admitIn} did not store it (rolled
      * back, or a duplicate): what the admission holds outside the database goes back. Nothing by default.
      */

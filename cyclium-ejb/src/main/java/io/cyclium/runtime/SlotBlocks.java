@@ -96,6 +96,12 @@ final class SlotBlocks {
         return block.lend(slot, nanos.getAsLong());
     }
 
+    /** Whether this node's reserve of {@code slot} has a number to lend now (a hint: another thread may take it first). */
+    boolean hasFree(ConcurrencySlot slot) {
+        Block block = blocks.get(new Key(slot.scope(), slot.key()));
+        return block != null && block.hasFree(nanos.getAsLong());
+    }
+
     /** A lent number is free again (its episode's slots were given back, or its admission undone). */
     void giveBack(ConcurrencySlot slot, int number) {
         Block block = blocks.get(new Key(slot.scope(), slot.key()));
@@ -179,6 +185,10 @@ final class SlotBlocks {
             lends++;
             lowWater = Math.min(lowWater, free.size());
             return n;
+        }
+
+        synchronized boolean hasFree(long now) {
+            return !free.isEmpty() && now - renewedNanos <= lifeNanos / 2;
         }
 
         synchronized void giveBack(int number) {

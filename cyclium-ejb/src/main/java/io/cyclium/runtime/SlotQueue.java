@@ -312,7 +312,9 @@ final class SlotQueue {
             }
             queue.addLast(joined(stamp(new Pending(episodeId, false, null, false, fresh,
                     fresh == null ? null : fresh.ref().expectationId()).limitedBy(limits, rates, priority))));
-            now = limits.isEmpty() && rates.isEmpty();
+            // without limits, or when the node's reserves admit it without a transaction, the drain
+            // runs here: handed to another thread it costs that thread's wake-up per burst
+            now = limits.isEmpty() && rates.isEmpty() || gate.admitsInMemory(limits, rates);
             if (!now && !drainPending) {
                 // one drain handed over at a time: a burst of fresh limited entries costs one submission
                 drainPending = true;

@@ -166,6 +166,40 @@ class SlotReservesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void a_fresh_episode_queued_behind_other_work_is_admitted_in_the_thread_that_stored_it_once_its_reserve_has_a_number(
+            Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        io.cyclium.testing.MutableClock clock = new io.cyclium.testing.MutableClock(java.time.Instant.parse("2026-03-02T10:00:00Z"));
+        io.cyclium.testing.ManualScheduler timers = new io.cyclium.testing.ManualScheduler(clock);
+        ConcurrencyLimitsTest.RowsLauncher launcher = new ConcurrencyLimitsTest.RowsLauncher(db);
+        ClusterConcurrency gate = node(db, "node-a");
+        io.cyclium.actor.ActorDefinition def = new io.cyclium.actor.ActorDefinition("worker", io.cyclium.actor.TestActors.class,
+                0, io.cyclium.actor.Overflow.QUEUE, new java.util.LinkedHashSet<>(), null, List.of(
+                        io.cyclium.actor.TestActors.expectation("small").build("worker")
+                                .withFlow(new io.cyclium.actor.FlowControl("$.tenant", 1, 0, "priority")),
+                        io.cyclium.actor.TestActors.expectation("wide").build("worker")
+                                .withFlow(new io.cyclium.actor.FlowControl("$.tenant", 1_000, 0, "priority"))), 0);
+        ActorRuntime rt = new ActorRuntime(def, 4, launcher, new ActorRuntime.Context(timers, clock,
+                io.cyclium.telemetry.Telemetry.NOOP, "node-a", "stack-a", null, new io.cyclium.timing.Jitter(Duration.ZERO),
+                () -> io.cyclium.config.NodeMode.FULL)).limitedBy(gate, Duration.ofMillis(500), Duration.ofSeconds(60));
+        ConcurrencyLimitsTest.Node n = new ConcurrencyLimitsTest.Node(rt, launcher, timers);
+        n.fire("small", "tenant-a", null);
+        n.fire("small", "tenant-a", null); // its key is full: it waits in the queue, so what comes next queues behind it
+        timers.runDue();
+
+        String handedOver = n.fire("wide", "tenant-b", null).episodeId();
+        assertThat(n.started()).as("no reserve yet: its admission is handed to the timers' thread").doesNotContain(handedOver);
+        timers.runDue();
+        assertThat(n.started()).contains(handedOver);
+
+        gate.keepBlocks(); // the wide key's episode missed: its reserve now has numbers
+        String here = n.fire("wide", "tenant-b", null).episodeId();
+        assertThat(n.started()).as("admitted and started in the thread that stored it").contains(here);
+        assertThat(rowsOf(db, here)).isZero();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void reserves_of_two_nodes_never_let_more_than_the_limit_run_and_take_at_most_half_of_it(Vendor vendor) {
         TestJpa db = own.open(vendor);
         ConcurrencySlot slot = wide(64);

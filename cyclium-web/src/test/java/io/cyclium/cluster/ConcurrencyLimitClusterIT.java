@@ -51,7 +51,8 @@ class ConcurrencyLimitClusterIT {
         @BeforeAll
         void start() throws Exception {
             cluster = ClusterHarness.on(vendor())
-                    .war(ClusterHarness.productWarWith("cyclium-limited-it.war", ClusterActor.class, LimitedActor.class))
+                    .war(ClusterHarness.productWarWith("cyclium-limited-it.war", ClusterActor.class, LimitedActor.class,
+                            io.cyclium.cluster.limited.ReservedActor.class))
                     .node("node-a")
                     .node("node-b")
                     .node("node-c")
@@ -148,6 +149,53 @@ class ConcurrencyLimitClusterIT {
             List<Long> high = runs.stream().filter(r -> "tenant-a".equals(r.key()) && r.priority() == 5).map(Run::waitMs).sorted()
                     .toList();
             assertThat(pct(high, 50)).as("priority 5 waits less than priority 0, though sent after it").isLessThan(pct(low, 50));
+        }
+
+        @Test
+        void a_large_limit_lent_from_the_nodes_reserves_holds_across_them_and_the_reserves_go_back_when_the_key_is_idle() {
+            String run = UUID.randomUUID().toString().substring(0, 8);
+            List<ClusterNode> nodes = List.of(cluster.node("node-a"), cluster.node("node-b"), cluster.node("node-c"));
+            int events = 240;
+            // two seconds each, sent faster than 64 of them end: three nodes would run them all at once without the limit
+            for (int i = 0; i < events; i++) {
+                HttpReply r = nodes.get(i % 3).post("/events", "{\"type\":\"reserved.work\",\"id\":\"" + run + "-" + i
+                        + "\",\"payload\":{\"tenant\":\"wide\",\"steps\":4,\"stepMs\":500}}");
+                assertThat(r.status()).as(r.body()).isEqualTo(202);
+            }
+            String ours = " FROM cyclium_episodes e WHERE e.actor_id = 'reserved_actor' AND e.trigger_ref LIKE ?";
+            String like = "%" + run + "-%";
+            String reserved = "SELECT COUNT(*) AS n FROM cyclium_concurrency_slots WHERE scope = 'reserved_actor/wide'"
+                    + " AND episode_id = '(block)'";
+            long mostReserved = 0;
+            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+            while (((Number) cluster.database().query("SELECT COUNT(*) AS n" + ours + " AND e.status = 'done'", like).get(0)
+                    .get("n")).intValue() < events) {
+                assertThat(System.nanoTime()).as("all " + events + " done within 3 minutes").isLessThan(deadline);
+                mostReserved = Math.max(mostReserved, ((Number) cluster.database().query(reserved).get(0).get("n")).longValue());
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+            }
+            List<Run> runs = new ArrayList<>();
+            for (Map<String, Object> r : cluster.database().query("SELECT e.started_at AS stored, (SELECT MIN(s.created_at)"
+                    + " FROM cyclium_episode_steps s WHERE s.episode_id = e.id) AS began, e.finished_at AS ended" + ours, like)) {
+                runs.add(new Run("wide", 0, time(r.get("stored")), time(r.get("began")), time(r.get("ended"))));
+            }
+            int most = mostAtOnce(runs);
+            System.out.printf("[figures] limit 64 on %s: %d episodes, at most %d running at once across three nodes of 40"
+                    + " slots each, at most %d slots held in the nodes' reserves%n", vendor(), runs.size(), most, mostReserved);
+            assertThat(runs).hasSize(events);
+            assertThat(most).as("most runs at once, cluster-wide").isLessThanOrEqualTo(64);
+            assertThat(most).as("the limit is used, not just respected").isGreaterThanOrEqualTo(32);
+            assertThat(mostReserved).as("the nodes lent from reserves").isPositive();
+            assertThat(mostReserved).as("reserves take half of the limit at most").isLessThanOrEqualTo(32);
+            // idle: a pass with nothing borrowed gives a reserve back whole (the timer runs every second)
+            Await.until(Duration.ofSeconds(15), "every slot of the key free again", () -> ((Number) cluster.database()
+                    .query("SELECT COUNT(*) AS n FROM cyclium_concurrency_slots WHERE scope = 'reserved_actor/wide'"
+                            + " AND episode_id IS NOT NULL").get(0).get("n")).intValue() == 0 ? Boolean.TRUE : null);
         }
 
         @Test
