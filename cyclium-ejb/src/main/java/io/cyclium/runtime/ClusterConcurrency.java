@@ -218,8 +218,9 @@ public final class ClusterConcurrency implements ConcurrencyGate, HeldSlots {
     /** {@code rank} other than {@link #UNRANKED}: queued work, which says so when it finds a limit full. */
     private long admit(EntityManager em, String episodeId, List<ConcurrencySlot> slots, List<RateLimit> limits,
             boolean fresh, long rank, Set<String> marked) {
-        if (episodes.get(episodeId) instanceof Admitted earlier) {
-            // an earlier run of this admission (a shared batch that failed, or whose answer was lost): its lent numbers go back
+        if (episodes.get(episodeId) instanceof Admitted earlier && episodes.remove(episodeId, earlier)) {
+            // an earlier run of this admission (a shared batch that failed, or whose answer was lost): its
+            // lent numbers go back, once — the entry goes with them, so a later give-back cannot return them again
             lendBack(earlier);
         }
         int[] numbers = new int[slots.size()];

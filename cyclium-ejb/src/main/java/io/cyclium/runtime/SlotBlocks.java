@@ -160,6 +160,11 @@ final class SlotBlocks {
     private final class Block {
         private volatile ConcurrencySlot slot;
         private final Set<Integer> owned = new HashSet<>();
+        /**
+         * Numbers lent now. A number comes back to {@link #free} only from here: a second give-back of
+         * one number (a caller's mistake) must not lend it to two episodes at once.
+         */
+        private final Set<Integer> lentNow = new HashSet<>();
         /** Free numbers: lent from the tail (most recently back), given back from the head (longest unused). */
         private final ArrayDeque<Integer> free = new ArrayDeque<>();
         /** When its rows were last renewed (or first taken), by this node's clock, measured before the statement. */
@@ -182,6 +187,7 @@ final class SlotBlocks {
                 return ConcurrencyStore.NONE;
             }
             int n = free.pollLast();
+            lentNow.add(n);
             lends++;
             lowWater = Math.min(lowWater, free.size());
             return n;
@@ -193,13 +199,13 @@ final class SlotBlocks {
 
         synchronized void giveBack(int number) {
             // a number dropped meanwhile (another node freed it after this node froze) is not lent again
-            if (owned.contains(number) && !free.contains(number)) {
+            if (lentNow.remove(number) && owned.contains(number)) {
                 free.addLast(number);
             }
         }
 
         synchronized int[] lentAndFree() {
-            return new int[] {owned.size() - free.size(), free.size()};
+            return new int[] {lentNow.size(), free.size()};
         }
 
         /** Removes up to {@code count} free numbers, longest unused first, from the block. */
@@ -252,7 +258,7 @@ final class SlotBlocks {
                 synchronized (this) {
                     if (ours != null) {
                         for (int n : ours) {
-                            if (owned.add(n)) {
+                            if (owned.add(n) && !lentNow.contains(n)) {
                                 free.addLast(n);
                             }
                         }

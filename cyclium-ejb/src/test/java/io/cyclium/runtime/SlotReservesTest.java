@@ -200,6 +200,37 @@ class SlotReservesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void an_admission_run_again_and_refused_gives_its_lent_number_back_once_so_no_number_is_lent_to_two_episodes(
+            Vendor vendor) {
+        TestJpa db = own.open(vendor);
+        ConcurrencySlot slot = wide(64);
+        ClusterConcurrency gate = node(db, "node-a");
+        String missed = UUID.randomUUID().toString();
+        admitFresh(db, gate, missed, slot, new AtomicLong());
+        gate.release(missed);
+        gate.keepBlocks();
+        String first = UUID.randomUUID().toString();
+        admitFresh(db, gate, first, slot, new AtomicLong());
+        assertThat(gate.reserve(slot)).containsExactly(1, SlotBlocks.SPARE);
+        ClusterConcurrency other = node(db, "node-b"); // fills the rest of the key with running episodes
+        for (int i = 0; i < 64 - 1 - SlotBlocks.SPARE; i++) {
+            String id = UUID.randomUUID().toString();
+            running(db, id);
+            assertThat(other.take(id, List.of(slot))).isTrue();
+        }
+        // the first one's shared batch failed: run again alone (not fresh) it finds the key full
+        long again = db.inNewTransaction(em -> gate.admitIn(em, first, List.of(slot), List.of(), false));
+        assertThat(again).isEqualTo(ConcurrencyGate.LIMIT_FULL);
+        assertThat(gate.reserve(slot)).containsExactly(0, 1 + SlotBlocks.SPARE);
+        String second = UUID.randomUUID().toString();
+        admitFresh(db, gate, second, slot, new AtomicLong());
+        gate.holding(second, List.of(slot));
+        gate.release(first); // its queue gives it up (say): nothing of it is lent any more
+        assertThat(gate.reserve(slot)).as("lent to the second only").containsExactly(1, SlotBlocks.SPARE);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void reserves_of_two_nodes_never_let_more_than_the_limit_run_and_take_at_most_half_of_it(Vendor vendor) {
         TestJpa db = own.open(vendor);
         ConcurrencySlot slot = wide(64);
@@ -323,6 +354,23 @@ class SlotReservesTest {
         db.inNewTransaction(em -> after.admitIn(em, undone, List.of(slot), List.of(), false));
         assertThat(after.reserve(slot)).containsExactly(0, 1 + SlotBlocks.SPARE);
         assertThat(rowsOf(db, undone)).isEqualTo(1);
+        // run again once more and refused this time (the key full, say): what the first run lent went back
+        // once; a later give-back of the episode finds nothing lent and cannot return that number a second time
+        String refused = UUID.randomUUID().toString();
+        admitFresh(db, after, refused, slot, new AtomicLong());
+        assertThat(after.reserve(slot)).containsExactly(1, SlotBlocks.SPARE);
+        after.release(refused);
+        after.release(refused);
+        after.notStored(refused);
+        assertThat(after.reserve(slot)).containsExactly(0, 1 + SlotBlocks.SPARE);
+        List<String> all = new ArrayList<>();
+        for (int i = 0; i < 1 + SlotBlocks.SPARE; i++) {
+            String id = UUID.randomUUID().toString();
+            admitFresh(db, after, id, slot, new AtomicLong());
+            all.add(id);
+        }
+        assertThat(after.reserve(slot)).as("every number lent to one episode only").containsExactly(1 + SlotBlocks.SPARE, 0);
+        all.forEach(after::release);
         // a store rolled back: what it was lent goes back
         String rolledBack = UUID.randomUUID().toString();
         admitFresh(db, after, rolledBack, slot, new AtomicLong());
