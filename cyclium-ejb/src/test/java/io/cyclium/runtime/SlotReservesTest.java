@@ -75,6 +75,15 @@ class SlotReservesTest {
                 + " WHERE episode_id = ").value(episodeId).query(em).getSingleResult()).intValue());
     }
 
+    /** {@code count} running episodes (rows) each take a slot of {@code slot} through {@code gate}, after a read. */
+    private static void takeWithRunning(TestJpa db, ClusterConcurrency gate, ConcurrencySlot slot, int count) {
+        for (int i = 0; i < count; i++) {
+            String id = UUID.randomUUID().toString();
+            running(db, id);
+            assertThat(gate.take(id, List.of(slot))).isTrue();
+        }
+    }
+
     private static void running(TestJpa db, String id) {
         db.inNewTransaction(em -> new EpisodeStore(db.vendor()).insert(em, new NewEpisode(id, "worker", "work", null,
                 new TriggerInfo(TriggerInfo.MANUAL, null, null, null, null), null, 3, null, null, true, null, null, null,
@@ -212,12 +221,7 @@ class SlotReservesTest {
         String first = UUID.randomUUID().toString();
         admitFresh(db, gate, first, slot, new AtomicLong());
         assertThat(gate.reserve(slot)).containsExactly(1, SlotBlocks.SPARE);
-        ClusterConcurrency other = node(db, "node-b"); // fills the rest of the key with running episodes
-        for (int i = 0; i < 64 - 1 - SlotBlocks.SPARE; i++) {
-            String id = UUID.randomUUID().toString();
-            running(db, id);
-            assertThat(other.take(id, List.of(slot))).isTrue();
-        }
+        takeWithRunning(db, node(db, "node-b"), slot, 64 - 1 - SlotBlocks.SPARE); // the rest of the key
         // the first one's shared batch failed: run again alone (not fresh) it finds the key full
         long again = db.inNewTransaction(em -> gate.admitIn(em, first, List.of(slot), List.of(), false));
         assertThat(again).isEqualTo(ConcurrencyGate.LIMIT_FULL);
@@ -300,11 +304,7 @@ class SlotReservesTest {
 
         // another node fills the other half with running episodes, which read the key first
         ClusterConcurrency other = node(db, "node-b");
-        for (int i = 0; i < 32; i++) {
-            String id = UUID.randomUUID().toString();
-            running(db, id);
-            assertThat(other.take(id, List.of(slot))).isTrue();
-        }
+        takeWithRunning(db, other, slot, 32);
         String waiting = UUID.randomUUID().toString();
         running(db, waiting);
         assertThat(other.take(waiting, List.of(slot))).as("a renewed reserve stands").isFalse();
