@@ -16,7 +16,10 @@ import java.util.List;
 /**
  * Sleeps {@code sleepMs}; then, when the payload names a {@code signal}, waits for it (at most
  * {@code timeoutMs}); then delivers one output saying how it ended: what the signal carried, or
- * {@code "timed_out"}.
+ * {@code "timed_out"} — to {@link DeliveryLog}, or to the adapter type the payload's {@code output}
+ * names (the chaos suite's {@link ChaosLedger}: a run killed between the adapter's return and
+ * recording the delivery is delivered again under the same key, which an appending log would count
+ * twice).
  */
 @ApplicationScoped
 public class Sleeper implements Strategy<Sleeper.State> {
@@ -28,6 +31,7 @@ public class Sleeper implements Strategy<Sleeper.State> {
         public boolean slept;
         public boolean waited;
         public String outcome;
+        public String output;
     }
 
     @Override
@@ -40,6 +44,7 @@ public class Sleeper implements Strategy<Sleeper.State> {
         State s = new State();
         s.sleepMs = trigger.payload().getJsonNumber("sleepMs").longValue();
         s.signal = trigger.payload().getString("signal", null);
+        s.output = trigger.payload().getString("output", DeliveryLog.TYPE);
         s.timeoutMs = trigger.payload().containsKey("timeoutMs") ? trigger.payload().getJsonNumber("timeoutMs").longValue() : 600_000;
         return s;
     }
@@ -71,7 +76,7 @@ public class Sleeper implements Strategy<Sleeper.State> {
 
     @Override
     public Convergence converge(State s, StepContext context) {
-        return new Convergence(List.of(), List.of(OutputProposal.of(DeliveryLog.TYPE, "result",
+        return new Convergence(List.of(), List.of(OutputProposal.of(s.output == null ? DeliveryLog.TYPE : s.output, "result",
                 Json.createObjectBuilder().add("outcome", s.outcome == null ? JsonValue.NULL : Json.createValue(s.outcome))
                         .build())), s.outcome == null ? "slept" : "waited: " + s.outcome);
     }
