@@ -437,6 +437,7 @@ public final class ActorRuntime {
         boolean probe;
         boolean runNow;
         boolean admitOnInsert;
+        boolean mayPass;
         synchronized (this) {
             if (!accepting) {
                 return new FireResult(FireResult.Kind.NOT_ACCEPTING, null, dedupeKey);
@@ -459,6 +460,7 @@ public final class ActorRuntime {
             // with nothing waiting here, a limited episode takes its slots in the transaction that
             // stores it (no transaction of its own) and starts at once when they are free
             admitOnInsert = limited && !paused && slots.tryReserveIdle();
+            mayPass = limited && !paused && !admitOnInsert;
             if (!defer && !runNow && !paused && !limited && definition.overflow() == Overflow.DROP) {
                 probeNotRun(probe, breaker);
                 count("episode_dropped", exp);
@@ -466,11 +468,19 @@ public final class ActorRuntime {
             }
         }
         Runnable uncool = admission.fired(exp, request.trigger());
-        NewEpisode episode = newEpisode(request, defer, runNow || admitOnInsert);
+        String concurrencyKey = keys.keyOf(definition.id(), exp, request.trigger());
+        int priority = priorityOf(request);
+        Admission admitting = admitOnInsert || mayPass ? new Admission(exp, request.stepKey(), concurrencyKey, priority) : null;
+        if (mayPass) {
+            // work is queued here, yet a local slot is free: this episode may take it when it passes
+            // nothing queued for its limits (see SlotQueue#tryReservePassing)
+            admitOnInsert = slots.tryReservePassing(admitting.limits, admitting.rates);
+        }
+        NewEpisode episode = newEpisode(request, defer, runNow || admitOnInsert, concurrencyKey, priority);
         if (defer) {
             return defer(episode, exp, probe, breaker, uncool);
         }
-        return insert(episode, exp, runNow, admitOnInsert ? new Admission(episode, exp) : null, probe, breaker, uncool);
+        return insert(episode, exp, runNow, admitOnInsert ? admitting : null, probe, breaker, uncool);
     }
 
     /**
@@ -484,10 +494,10 @@ public final class ActorRuntime {
         final int priority;
         volatile boolean admitted;
 
-        Admission(NewEpisode episode, ExpectationDefinition exp) {
-            this.limits = ConcurrencySlot.stepFirst(stepSlot(episode.stepKey()), limitsOf(exp, episode.concurrencyKey()));
-            this.rates = ratesOf(exp, episode.concurrencyKey());
-            this.priority = episode.priority();
+        Admission(ExpectationDefinition exp, NewEpisode.StepKey stepKey, String concurrencyKey, int priority) {
+            this.limits = ConcurrencySlot.stepFirst(stepSlot(stepKey), limitsOf(exp, concurrencyKey));
+            this.rates = ratesOf(exp, concurrencyKey);
+            this.priority = priority;
         }
 
         @Override
@@ -497,17 +507,24 @@ public final class ActorRuntime {
         }
     }
 
-    private NewEpisode newEpisode(FireRequest request, boolean defer, boolean runNow) {
+    private NewEpisode newEpisode(FireRequest request, boolean defer, boolean runNow, String concurrencyKey, int priority) {
         ExpectationDefinition exp = request.expectation();
         Scope scope = request.scope();
-        jakarta.json.JsonObject payload = request.trigger().payload() == null ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT
-                : request.trigger().payload();
         return new NewEpisode(ids.next(), definition.id(), exp.id(), definition.specRev(),
                 request.trigger(), request.dedupeKey(), exp.maxAttempts(), exp.budget(), defer ? null : context.node(),
                 !runNow && !defer, scope == null ? context.stackSlug() : scope.stack(),
                 scope == null ? context.env() : scope.env(), request.workflowInstanceId(), request.workflowStepId(),
-                traceParent(request), exp.version(), keys.keyOf(definition.id(), exp, request.trigger()),
-                request.priority() != null ? request.priority() : exp.flow().priorityOf(payload), request.stepKey());
+                traceParent(request), exp.version(), concurrencyKey, priority, request.stepKey());
+    }
+
+    /** The trigger's own priority (a manual start's, a workflow step's), else the expectation's for its payload. */
+    private static int priorityOf(FireRequest request) {
+        if (request.priority() != null) {
+            return request.priority();
+        }
+        jakarta.json.JsonObject payload = request.trigger().payload() == null ? jakarta.json.JsonValue.EMPTY_JSON_OBJECT
+                : request.trigger().payload();
+        return request.expectation().flow().priorityOf(payload);
     }
 
     /**

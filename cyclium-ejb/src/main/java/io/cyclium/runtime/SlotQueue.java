@@ -246,6 +246,24 @@ final class SlotQueue {
     }
 
     /**
+     * As {@link #tryReserveIdle}, while entries wait here: a local slot is free (the entries wait
+     * for their limits or rates, or a drain is about to start them) and the fresh episode passes
+     * none of them that it should not — the node's reserves admit it without a transaction
+     * ({@link ConcurrencyGate#admitsInMemory}: no entry here waits for one of its limits, no other
+     * node's waiters unread for longer than a recheck, a number free in the reserve of each key, no
+     * rate), and no entry here has a priority of its own. Under those conditions an unlimited
+     * actor's fresh episode would take the slot too; queued, it would cost its storing row a queued
+     * mark, a lease renewed while it waits, and a start by the drain. False: the queue, as before.
+     */
+    synchronized boolean tryReservePassing(List<ConcurrencySlot> limits, List<RateLimit> rates) {
+        if (accepting && !anyPriority && active.size() + reserved < maxConcurrent && gate.admitsInMemory(limits, rates)) {
+            reserved++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * The reserved slot runs a fresh episode its storing transaction admitted (it holds its
      * cluster-wide slots: its terminal write gives them back, or its exit does).
      */

@@ -175,7 +175,7 @@ class SlotReservesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void a_fresh_episode_queued_behind_other_work_is_admitted_in_the_thread_that_stored_it_once_its_reserve_has_a_number(
+    void while_other_work_waits_for_its_limit_a_fresh_episode_its_reserve_admits_starts_at_its_store_or_behind_work_with_a_priority_in_its_own_thread(
             Vendor vendor) {
         TestJpa db = own.open(vendor);
         io.cyclium.testing.MutableClock clock = new io.cyclium.testing.MutableClock(java.time.Instant.parse("2026-03-02T10:00:00Z"));
@@ -188,13 +188,14 @@ class SlotReservesTest {
                                 .withFlow(new io.cyclium.actor.FlowControl("$.tenant", 1, 0, "priority")),
                         io.cyclium.actor.TestActors.expectation("wide").build("worker")
                                 .withFlow(new io.cyclium.actor.FlowControl("$.tenant", 1_000, 0, "priority"))), 0);
-        ActorRuntime rt = new ActorRuntime(def, 4, launcher, new ActorRuntime.Context(timers, clock,
+        ActorRuntime rt = new ActorRuntime(def, 6, launcher, new ActorRuntime.Context(timers, clock,
                 io.cyclium.telemetry.Telemetry.NOOP, "node-a", "stack-a", null, new io.cyclium.timing.Jitter(Duration.ZERO),
                 () -> io.cyclium.config.NodeMode.FULL)).limitedBy(gate, Duration.ofMillis(500), Duration.ofSeconds(60));
         ConcurrencyLimitsTest.Node n = new ConcurrencyLimitsTest.Node(rt, launcher, timers);
         n.fire("small", "tenant-a", null);
-        n.fire("small", "tenant-a", null); // its key is full: it waits in the queue, so what comes next queues behind it
+        n.fire("small", "tenant-a", null); // its key is full: it waits in the queue
         timers.runDue();
+        assertThat(rt.queuedCount()).as("tenant-a's second episode waits for its limit").isEqualTo(1);
 
         String handedOver = n.fire("wide", "tenant-b", null).episodeId();
         assertThat(n.started()).as("no reserve yet: its admission is handed to the timers' thread").doesNotContain(handedOver);
@@ -202,9 +203,25 @@ class SlotReservesTest {
         assertThat(n.started()).contains(handedOver);
 
         gate.keepBlocks(); // the wide key's episode missed: its reserve now has numbers
-        String here = n.fire("wide", "tenant-b", null).episodeId();
-        assertThat(n.started()).as("admitted and started in the thread that stored it").contains(here);
-        assertThat(rowsOf(db, here)).isZero();
+
+        io.cyclium.runtime.FireResult passing = n.fire("wide", "tenant-b", null);
+        assertThat(passing.kind()).as("started by its store, though work waits here for another key").isEqualTo(
+                io.cyclium.runtime.FireResult.Kind.STARTED);
+        assertThat(n.started()).contains(passing.episodeId());
+        assertThat(queuedAt(db, passing.episodeId())).as("never marked queued").isNull();
+        assertThat(rowsOf(db, passing.episodeId())).as("on a lent number").isZero();
+
+        n.fire("small", "tenant-a", 5); // waits for the full limit, with a priority of its own
+        io.cyclium.runtime.FireResult behind = n.fire("wide", "tenant-b", null);
+        assertThat(behind.kind()).as("queued work has a priority: through the queue").isEqualTo(
+                io.cyclium.runtime.FireResult.Kind.QUEUED);
+        assertThat(queuedAt(db, behind.episodeId())).isNotNull();
+        assertThat(n.started()).as("admitted from the queue in the thread that stored it").contains(behind.episodeId());
+        assertThat(rowsOf(db, behind.episodeId())).as("on a lent number").isZero();
+    }
+
+    private static java.time.LocalDateTime queuedAt(TestJpa db, String episodeId) {
+        return db.inNewTransaction(em -> em.find(io.cyclium.episode.EpisodeEntity.class, episodeId).queuedAt);
     }
 
     @ParameterizedTest(name = "on {0}")
