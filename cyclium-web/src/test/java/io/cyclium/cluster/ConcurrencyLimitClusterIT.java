@@ -173,7 +173,7 @@ class ConcurrencyLimitClusterIT {
             while (((Number) cluster.database().query(reserved).get(0).get("n")).longValue() == 0) {
                 assertThat(System.nanoTime()).as("a reserve taken within 30 s of a trickle of events").isLessThan(warm);
                 send(nodes.get(sent % 3), run, sent++);
-                pause(300);
+                Await.sleep(300);
             }
             // two seconds each, sent faster than 64 of them end: three nodes would run them all at once without the limit
             for (; sent < events; sent++) {
@@ -187,7 +187,7 @@ class ConcurrencyLimitClusterIT {
                 assertThat(System.nanoTime()).as("all " + events + " done within 3 minutes").isLessThan(deadline);
                 mostReserved = Math.max(mostReserved, ((Number) cluster.database().query(reserved).get(0).get("n")).longValue());
                 mostLent = Math.max(mostLent, ((Number) cluster.database().query(lentNow, like).get(0).get("n")).longValue());
-                pause(200);
+                Await.sleep(200);
             }
             List<Run> runs = new ArrayList<>();
             for (Map<String, Object> r : cluster.database().query("SELECT e.started_at AS stored, (SELECT MIN(s.created_at)"
@@ -207,15 +207,6 @@ class ConcurrencyLimitClusterIT {
             Await.until(Duration.ofSeconds(15), "every slot of the key free again", () -> ((Number) cluster.database()
                     .query("SELECT COUNT(*) AS n FROM cyclium_concurrency_slots WHERE scope = 'reserved_actor/wide'"
                             + " AND episode_id IS NOT NULL").get(0).get("n")).intValue() == 0 ? Boolean.TRUE : null);
-        }
-
-        private static void pause(long millis) {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
         }
 
         private void send(ClusterNode node, String run, int i) {

@@ -116,7 +116,7 @@ class DurableTimersClusterIT {
                 HttpReply r = nodes.get(i % nodes.size()).post("/events", "{\"type\":\"timers.sleep\",\"id\":\"" + id
                         + "\",\"payload\":{\"sleepMs\":" + SHORT_SLEEP_MS + "}}");
                 assertThat(r.status()).as(r.body()).isEqualTo(202);
-                sleep(100); // due times spread over 3 s, as sleepers arrive
+                Await.sleep(100); // due times spread over 3 s, as sleepers arrive
             }
             String in = " IN (" + String.join(", ", Collections.nCopies(SHORT_SLEEPERS, "?")) + ")";
             Object[] k = keys.toArray();
@@ -158,7 +158,7 @@ class DurableTimersClusterIT {
             cluster.kill9("node-a");
             // the drain of node-b around the due time: it must neither lose nor take them
             long untilDue = sentAt + SLEEP_MS - System.currentTimeMillis();
-            sleep(Math.max(0, untilDue - 1_000));
+            Await.sleep(Math.max(0, untilDue - 1_000));
             cluster.sigterm("node-b");
             cluster.waitForExit("node-b", Duration.ofSeconds(60));
 
@@ -228,16 +228,6 @@ class DurableTimersClusterIT {
                     + " WHERE e.dedupe_key" + in, k)).as("no wait rows left").isZero();
             assertThat(count("SELECT COUNT(*) AS n FROM cyclium_signals WHERE episode_id IN (SELECT id FROM cyclium_episodes"
                     + " WHERE dedupe_key" + in + ")", k)).as("every kept signal taken").isZero();
-        }
-
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

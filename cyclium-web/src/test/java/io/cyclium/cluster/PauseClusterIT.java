@@ -88,18 +88,9 @@ class PauseClusterIT {
             if (seesPaused(node)) {
                 return Duration.ofNanos(System.nanoTime() - since);
             }
-            sleep(50);
+            Await.sleep(50);
         }
         return null;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     @Test
@@ -133,7 +124,7 @@ class PauseClusterIT {
             assertThat(r.status()).as(to.name() + ": " + r.body()).isEqualTo(202);
         }
         // two heartbeats: long enough for any node to have started one, were it not held
-        sleep(HEARTBEAT.multipliedBy(2).toMillis());
+        Await.sleep(HEARTBEAT.multipliedBy(2).toMillis());
         String in = " IN (" + String.join(", ", java.util.Collections.nCopies(EVENTS, "?")) + ")";
         // the outputs' rows name the episode (an output's dedupe key is its own)
         String delivered = " FROM it_deliveries WHERE episode_id IN (SELECT id FROM cyclium_episodes WHERE dedupe_key" + in + ")";
@@ -204,7 +195,7 @@ class PauseClusterIT {
         for (ClusterNode other : nodes.subList(1, 3)) {
             long deadline = pausedAt + HEARTBEAT.multipliedBy(3).toNanos();
             while (!seesWorkflowPaused(other) && System.nanoTime() < deadline) {
-                sleep(50);
+                Await.sleep(50);
             }
             Duration seen = Duration.ofNanos(System.nanoTime() - pausedAt);
             System.out.printf("[figures] workflow pause: seen by %s after %s%n", other.name(), seen);
@@ -218,7 +209,7 @@ class PauseClusterIT {
         Await.until(Duration.ofMinutes(1), "the running steps finished", () -> count(oldEpisodes + " AND e.status = 'running'",
                 run + "-old-%") == 0);
         long oldStarted = count(oldEpisodes, run + "-old-%");
-        sleep(HEARTBEAT.multipliedBy(2).toMillis());
+        Await.sleep(HEARTBEAT.multipliedBy(2).toMillis());
         assertThat(count(oldEpisodes, run + "-old-%")).as("no step episode of an old instance started while paused")
                 .isEqualTo(oldStarted);
         assertThat(count(oldEpisodes, run + "-new-%")).as("no step episode of a new instance").isZero();

@@ -13,6 +13,16 @@ public final class Await {
     private Await() {
     }
 
+    /** Sleeps {@code millis}; an interrupt fails the test (and keeps the thread's interrupt flag). */
+    public static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while sleeping " + millis + " ms", e);
+        }
+    }
+
     public static <T> T until(Duration timeout, String what, Supplier<T> probe) {
         long deadline = System.nanoTime() + timeout.toNanos();
         T last = null;
