@@ -171,6 +171,31 @@ public final class NativeSql {
         return this;
     }
 
+    /**
+     * Appends another statement's text and parameters, its numbered parameters renumbered to follow
+     * this one's (to make one statement of several, e.g. PostgreSQL's data-modifying {@code WITH}).
+     */
+    public NativeSql append(NativeSql other) {
+        int offset = parameters.size();
+        java.util.regex.Matcher m = NUMBERED_PARAMETER.matcher(other.text);
+        StringBuilder renumbered = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(renumbered, "?" + (Integer.parseInt(m.group(1)) + offset));
+        }
+        m.appendTail(renumbered);
+        text.append(renumbered);
+        parameters.addAll(other.parameters);
+        return this;
+    }
+
+    /**
+     * Whether a statement given {@code em} runs when it is issued: false under a group commit's
+     * recording entity manager, which records writes to run later and cannot answer a query.
+     */
+    public static boolean runsNow(EntityManager em) {
+        return !DeferredUpdates.isRecording(em);
+    }
+
     /** A copy of this statement with SQL text added at the end; the parameters stay as they are. */
     public NativeSql followedBy(String sql) {
         NativeSql copy = new NativeSql();

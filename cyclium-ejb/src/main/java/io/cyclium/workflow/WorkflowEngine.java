@@ -118,6 +118,18 @@ public final class WorkflowEngine {
     private static final StepLauncher.Launch PAUSED = new StepLauncher.Launch(StepLauncher.Kind.UNAVAILABLE, null,
             "the workflow is paused");
 
+    /**
+     * A read of this engine's transaction, after the writes its store keeps for one combined
+     * statement ({@link WorkflowStore#combineWrites}) have been sent: a read never misses what this
+     * engine wrote.
+     */
+    private <T> T read(Function<EntityManager, T> query) {
+        return tx.inNewTransaction(em -> {
+            store.flush(em);
+            return query.apply(em);
+        });
+    }
+
     private LocalDateTime now() {
         return LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
     }
@@ -146,6 +158,18 @@ public final class WorkflowEngine {
      * and nothing is stored.
      */
     public List<String> startAll(WorkflowDefinition def, List<Start> starts) {
+        return startAll(def, starts, false).stream().map(InstanceRow::id).toList();
+    }
+
+    /**
+     * {@link #startAll}, answering the instances as its transaction stored them (read in that
+     * transaction, after its writes: one transaction per request, not a second one to read them).
+     */
+    public List<InstanceRow> startAllAndRead(WorkflowDefinition def, List<Start> starts) {
+        return startAll(def, starts, true);
+    }
+
+    private List<InstanceRow> startAll(WorkflowDefinition def, List<Start> starts, boolean readBack) {
         if (starts.isEmpty() || starts.size() > MAX_STARTS_AT_ONCE) {
             throw Problem.invalid(null, starts.size() + " instances to start: 1 to " + MAX_STARTS_AT_ONCE + " in one request");
         }
@@ -160,6 +184,7 @@ public final class WorkflowEngine {
         }
         String[] refused = new String[1];
         Optional<Runnable> created;
+        List<InstanceRow> stored = new ArrayList<>();
         try {
             created = tx.inNewTransaction(em -> {
                 InCommit joined = new InCommit(em);
@@ -176,6 +201,7 @@ public final class WorkflowEngine {
                         : prepared.size() + " instances, " + prepared.get(0).row().id() + " … " + prepared.get(prepared.size() - 1).row().id());
                 PendingAudit.recordIn(em);
                 here.instanceHeld = true; // inserted here: no other transaction sees the rows before the commit
+                here.store.combineWrites(em);
                 for (Prepared p : prepared) {
                     // advanced from what was just inserted, not from a read of it
                     here.advance(p.row().id(), new InstanceAndSteps(p.row(), p.steps().stream().map(s -> new StepRow(p.row().id(),
@@ -183,6 +209,10 @@ public final class WorkflowEngine {
                             null, null, 0)).toList(), Map.of()));
                 }
                 here.store.writeJournal(em);
+                if (readBack) {
+                    stored.clear(); // a rerun of the transaction reads them again
+                    stored.addAll(queries.instances(em, prepared.stream().map(p -> p.row().id()).toList()));
+                }
                 return Optional.<Runnable>of(joined::committed);
             });
         } catch (RuntimeException e) {
@@ -196,7 +226,7 @@ public final class WorkflowEngine {
         }
         prepared.forEach(p -> telemetry.count("workflow_instance_started", "workflow", def.id()));
         created.get().run();
-        return prepared.stream().map(p -> p.row().id()).toList();
+        return readBack ? stored : prepared.stream().map(p -> p.row()).toList();
     }
 
     /** Thrown inside {@link #startAll}'s transaction to roll it back: one of its instances was refused. */
@@ -310,7 +340,7 @@ public final class WorkflowEngine {
     }
 
     private Problem inFlight(WorkflowDefinition def, String subject) {
-        String other = tx.inNewTransaction(em -> queries.inFlightFor(em, def.id(), subject)).orElse("(just finished)");
+        String other = read(em -> queries.inFlightFor(em, def.id(), subject)).orElse("(just finished)");
         return Problem.conflict("workflow " + def.id() + " already has an instance in flight for subject \"" + subject
                 + "\": " + other);
     }
@@ -325,7 +355,7 @@ public final class WorkflowEngine {
      */
     public Optional<String> startForBucket(WorkflowDefinition def, String bucket, Start start) {
         String subject = "schedule:" + bucket;
-        if (tx.inNewTransaction(em -> queries.anyFor(em, def.id(), subject))) {
+        if (read(em -> queries.anyFor(em, def.id(), subject))) {
             return Optional.empty();
         }
         try {
@@ -371,7 +401,7 @@ public final class WorkflowEngine {
      */
     private void advance(String instanceId, InstanceAndSteps known) {
         // the instance and its steps in one transaction (two reads, one round of BEGIN/COMMIT)
-        InstanceAndSteps read = known != null ? known : tx.inNewTransaction(em -> queries.instance(em, instanceId)
+        InstanceAndSteps read = known != null ? known : read(em -> queries.instance(em, instanceId)
                 .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId), null)).orElse(null));
         if (read == null) {
             return;
@@ -437,8 +467,9 @@ public final class WorkflowEngine {
             return;
         }
         if (steps.stream().allMatch(StepRow::finishedForGood)) {
-            // the statistics need the times the database wrote: steps known only in memory are read
-            complete(instance, def.get(), known == null ? steps : tx.inNewTransaction(em -> queries.steps(em, instanceId)));
+            // steps known in memory (held since read) are as stored, but for the one that ended in
+            // this transaction, whose run time the statistics take up to the database's now (complete)
+            complete(instance, def.get(), steps);
         }
     }
 
@@ -464,16 +495,34 @@ public final class WorkflowEngine {
         return true;
     }
 
+    /**
+     * {@code steps} with the run time of each that ended but has no finish time — it ended in this
+     * transaction and is known from memory ({@link #afterEnding}) — taken up to {@code now}, as its
+     * finish wrote it ({@link WorkflowStore#finishStep}: the time since it was queued, on the
+     * database's clock). A step read from the database after it ended has its finish time.
+     */
+    private static List<StepRow> endedBy(List<StepRow> steps, LocalDateTime now) {
+        List<StepRow> out = new ArrayList<>(steps.size());
+        for (StepRow s : steps) {
+            boolean endedHere = s.finishedForGood() && s.finishedAt() == null && s.queuedAt() != null;
+            out.add(!endedHere ? s : new StepRow(s.instanceId(), s.stepId(), s.state(), s.attempt(), s.maxAttempts(),
+                    s.critical(), s.nextAttemptAt(), s.approvedAt(), s.episodeId(), s.queuedAt(), s.startedAt(), now,
+                    s.runMs() + Math.max(0, Duration.between(s.queuedAt(), now).toMillis()), s.errorClass(), s.errorDetail(),
+                    s.version()));
+        }
+        return out;
+    }
+
     private void complete(InstanceRow instance, WorkflowDefinition def, List<StepRow> steps) {
         List<String> failedCritical = steps.stream().filter(s -> s.failedForGood() && s.critical()).map(StepRow::stepId).toList();
         String to = failedCritical.isEmpty() ? InstanceStatus.COMPLETED : InstanceStatus.FAILED;
         InstanceStats[] measured = new InstanceStats[1];
         // an instance this engine inserted has no start time in memory (the database's clock wrote it)
         LocalDateTime startedAt = instance.startedAt() != null ? instance.startedAt()
-                : tx.inNewTransaction(em -> queries.instance(em, instance.id())).map(InstanceRow::startedAt).orElse(null);
+                : read(em -> queries.instance(em, instance.id())).map(InstanceRow::startedAt).orElse(null);
         int won = tx.inNewTransaction(em -> {
             LocalDateTime now = store.time().read(em);
-            InstanceStats stats = InstanceStats.of(def, startedAt, now, steps);
+            InstanceStats stats = InstanceStats.of(def, startedAt, now, endedBy(steps, now));
             measured[0] = stats;
             return store.finishInstance(em, instance.id(), InstanceStatus.RUNNING, instance.version(),
                     to, failedCritical.isEmpty() ? null : "critical step(s) failed: " + failedCritical, stats,
@@ -521,7 +570,7 @@ public final class WorkflowEngine {
                         instance.sourceStack(), instance.sourceEnv(), instance.traceParent()));
         String episodeId = launch.episodeId();
         if (launch.kind() == StepLauncher.Kind.DUPLICATE && episodeId == null) {
-            episodeId = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)
+            episodeId = read(em -> queries.episodeByKey(em, key)).map(WorkflowQueries.EpisodeOutcome::episodeId)
                     .orElse(null);
         }
         if (episodeId == null) {
@@ -564,6 +613,12 @@ public final class WorkflowEngine {
         }
     }
 
+    /** The queries, once what the store keeps for a combined statement was sent (see {@link #read}). */
+    private WorkflowQueries flushedFirst(EntityManager em) {
+        store.flush(em);
+        return queries;
+    }
+
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
     private JsonObject input(EntityManager em, InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId,
             Map<String, String> summaries) {
@@ -572,7 +627,7 @@ public final class WorkflowEngine {
             StepRow d = byId.get(dep);
             if (d != null && d.episodeId() != null) {
                 String summary = summaries != null ? summaries.get(dep)
-                        : queries.episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
+                        : flushedFirst(em).episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
                 upstream.add(dep, summary == null ? Json.createObjectBuilder().add("state", d.state()).build()
                         : Json.createObjectBuilder().add("state", d.state()).add("summary", summary).build());
             }
@@ -618,6 +673,9 @@ public final class WorkflowEngine {
         }).orElse(null);
         here.instanceHeld = read != null && (InstanceStatus.RUNNING.equals(read.instance().status())
                 || InstanceStatus.BLOCKED.equals(read.instance().status()));
+        if (here.instanceHeld) {
+            here.store.combineWrites(em); // the step finished and its successors queued in one statement with their journal
+        }
         here.onFinished(event, read);
         here.store.writeJournal(em);
         return Optional.of(joined::committed);
@@ -635,7 +693,7 @@ public final class WorkflowEngine {
         }
         String instanceId = event.workflowInstanceId();
         // the instance and its steps in one transaction: the finish below needs both
-        InstanceAndSteps read = held != null ? held : tx.inNewTransaction(em -> queries.instance(em, instanceId)
+        InstanceAndSteps read = held != null ? held : read(em -> queries.instance(em, instanceId)
                 .map(i -> new InstanceAndSteps(i, queries.steps(em, instanceId), null)).orElse(null));
         Optional<StepRow> found = read == null ? Optional.empty() : read.steps().stream()
                 .filter(s -> s.stepId().equals(event.workflowStepId())).findFirst();
@@ -648,14 +706,14 @@ public final class WorkflowEngine {
             // The episode may end before the engine that launched it has recorded it: it is the
             // attempt's episode when it holds the attempt's dedupe key, so record it here first.
             String key = StepLauncher.dedupeKey(instanceId, unattached.stepId(), unattached.attempt());
-            boolean ours = tx.inNewTransaction(em -> queries.episodeByKey(em, key)).map(e -> e.episodeId().equals(event.episodeId()))
+            boolean ours = read(em -> queries.episodeByKey(em, key)).map(e -> e.episodeId().equals(event.episodeId()))
                     .orElse(false);
             if (!ours) {
                 return;
             }
             tx.inNewTransaction(em -> store.attachEpisode(em, instanceId, unattached.stepId(), unattached.attempt(),
                     event.episodeId(), false));
-            List<StepRow> again = tx.inNewTransaction(em -> queries.steps(em, instanceId));
+            List<StepRow> again = read(em -> queries.steps(em, instanceId));
             read = new InstanceAndSteps(read.instance(), again, null); // the summaries read before the attach miss this one
             step = again.stream().filter(s -> s.stepId().equals(event.workflowStepId())).findFirst().orElseThrow();
         }
@@ -732,7 +790,7 @@ public final class WorkflowEngine {
     }
 
     private void onCriticalFailure(String instanceId, StepDefinition sd, String cause) {
-        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
+        InstanceRow instance = read(em -> queries.instance(em, instanceId)).orElseThrow();
         if (!InstanceStatus.RUNNING.equals(instance.status())) {
             return;
         }
@@ -748,7 +806,7 @@ public final class WorkflowEngine {
     /** Ends an in-flight instance as failed or canceled and asks its active steps' episodes to stop. */
     private boolean end(InstanceRow instance, String to, String cause) {
         WorkflowDefinition def = definitionOf(instance).orElse(null);
-        List<StepRow> steps = tx.inNewTransaction(em -> queries.steps(em, instance.id()));
+        List<StepRow> steps = read(em -> queries.steps(em, instance.id()));
         int won = tx.inNewTransaction(em -> {
             LocalDateTime now = store.time().read(em);
             InstanceStats stats = def == null ? new InstanceStats(0, 0, 0, 0, Map.of(), List.of(), 0)
@@ -764,7 +822,7 @@ public final class WorkflowEngine {
         // read after the instance ended, by instance and not by step: a launch that won the row
         // before finishInstance has committed its episode, attached to its step or not yet (see
         // launch); any launch after it created nothing
-        tx.inNewTransaction(em -> queries.liveEpisodes(em, instance.id())).forEach(launcher::cancel);
+        read(em -> queries.liveEpisodes(em, instance.id())).forEach(launcher::cancel);
         return true;
     }
 
@@ -772,7 +830,7 @@ public final class WorkflowEngine {
 
     /** Starts every retry due by now: each claimed by a conditional UPDATE, so one node runs it. Returns how many it started. */
     public int runDueRetries(int limit) {
-        List<StepRow> due = tx.inNewTransaction(em -> queries.dueRetries(em, store.time(), limit));
+        List<StepRow> due = read(em -> queries.dueRetries(em, store.time(), limit));
         int started = 0;
         for (StepRow s : due) {
             // claimed only while the instance runs, in one transaction with holding its row: a
@@ -792,10 +850,10 @@ public final class WorkflowEngine {
     }
 
     private void relaunch(String instanceId, String stepId, int attempt) {
-        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElseThrow();
+        InstanceRow instance = read(em -> queries.instance(em, instanceId)).orElseThrow();
         definitionOf(instance).flatMap(d -> d.step(stepId)).ifPresent(sd -> {
             Map<String, StepRow> byId = new HashMap<>();
-            tx.inNewTransaction(em -> queries.steps(em, instanceId)).forEach(r -> byId.put(r.stepId(), r));
+            read(em -> queries.steps(em, instanceId)).forEach(r -> byId.put(r.stepId(), r));
             launch(instance, sd, attempt, byId);
         });
     }
@@ -830,11 +888,11 @@ public final class WorkflowEngine {
     private List<String> nextPage(String stack, boolean anyStack, String env, int limit) {
         String scope = (anyStack ? "*" : "stack:" + stack) + " env:" + env;
         String after = reconcileFrom.get(scope);
-        List<String> page = new ArrayList<>(tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, after, limit)));
+        List<String> page = new ArrayList<>(read(em -> queries.inFlight(em, stack, anyStack, env, after, limit)));
         if (page.size() < limit && after != null) {
             // the end of the order: go on from its start, without the ones already in this page
             Set<String> seen = new HashSet<>(page);
-            for (String id : tx.inNewTransaction(em -> queries.inFlight(em, stack, anyStack, env, null, limit - page.size()))) {
+            for (String id : read(em -> queries.inFlight(em, stack, anyStack, env, null, limit - page.size()))) {
                 if (seen.add(id)) {
                     page.add(id);
                 }
@@ -849,11 +907,11 @@ public final class WorkflowEngine {
     }
 
     void reconcileInstance(String instanceId) {
-        InstanceRow instance = tx.inNewTransaction(em -> queries.instance(em, instanceId)).orElse(null);
+        InstanceRow instance = read(em -> queries.instance(em, instanceId)).orElse(null);
         if (instance == null) {
             return;
         }
-        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+        for (StepRow s : read(em -> queries.steps(em, instanceId))) {
             if (!s.active()) {
                 continue;
             }
@@ -861,7 +919,7 @@ public final class WorkflowEngine {
                 attachOrLaunch(instance, s);
                 continue;
             }
-            tx.inNewTransaction(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
+            read(em -> queries.episode(em, s.episodeId())).ifPresent(e -> {
                 // a queued episode is stored running too: the step stays queued (with its queue reason) until it starts
                 if (e.started() && StepState.QUEUED.equals(s.state())) {
                     tx.inNewTransaction(em -> store.markRunning(em, instanceId, s.stepId(), e.episodeId(),
@@ -879,7 +937,7 @@ public final class WorkflowEngine {
      */
     private void attachOrLaunch(InstanceRow instance, StepRow s) {
         String key = StepLauncher.dedupeKey(instance.id(), s.stepId(), s.attempt());
-        Optional<WorkflowQueries.EpisodeOutcome> existing = tx.inNewTransaction(em -> queries.episodeByKey(em, key));
+        Optional<WorkflowQueries.EpisodeOutcome> existing = read(em -> queries.episodeByKey(em, key));
         if (existing.isPresent()) {
             tx.inNewTransaction(em -> store.attachEpisode(em, instance.id(), s.stepId(), s.attempt(),
                     existing.get().episodeId(), false));
@@ -898,7 +956,7 @@ public final class WorkflowEngine {
      */
     private void launchStranded(String instanceId) {
         InstanceRow instance = mustFind(instanceId);
-        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+        for (StepRow s : read(em -> queries.steps(em, instanceId))) {
             if (StepState.QUEUED.equals(s.state()) && s.episodeId() == null) {
                 attachOrLaunch(instance, s);
             }
@@ -932,7 +990,7 @@ public final class WorkflowEngine {
         if (!InstanceStatus.BLOCKED.equals(instance.status())) {
             throw Problem.conflict("instance " + instanceId + " is " + instance.status() + ": only a blocked instance can be resumed");
         }
-        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+        for (StepRow s : read(em -> queries.steps(em, instanceId))) {
             if (StepState.PENDING.equals(s.state()) && s.approvedAt() == null) {
                 tx.inNewTransaction(em -> recorded(em, store.approve(em, instanceId, s.stepId(), by)));
             }
@@ -941,7 +999,7 @@ public final class WorkflowEngine {
             throw Problem.conflict("instance " + instanceId + " changed while resuming it: read it again");
         }
         launchStranded(instanceId);
-        for (StepRow s : tx.inNewTransaction(em -> queries.steps(em, instanceId))) {
+        for (StepRow s : read(em -> queries.steps(em, instanceId))) {
             if (s.failedForGood() && s.critical()) {
                 retryStep(instanceId, s.stepId(), by);
             }
@@ -958,7 +1016,7 @@ public final class WorkflowEngine {
         if (!instance.inFlight()) {
             throw Problem.conflict("instance " + instanceId + " is " + instance.status() + ": steps of a finished instance do not run again");
         }
-        StepRow step = tx.inNewTransaction(em -> queries.steps(em, instanceId)).stream().filter(s -> s.stepId().equals(stepId))
+        StepRow step = read(em -> queries.steps(em, instanceId)).stream().filter(s -> s.stepId().equals(stepId))
                 .findFirst().orElseThrow(() -> Problem.notFound("instance " + instanceId + " has no step " + stepId));
         if (!StepState.FAILED.equals(step.state())) {
             throw Problem.conflict("step " + stepId + " is " + step.state() + ": only a failed step can be retried");
@@ -1053,7 +1111,7 @@ public final class WorkflowEngine {
     }
 
     private InstanceRow mustFind(String instanceId) {
-        return tx.inNewTransaction(em -> queries.instance(em, instanceId))
+        return read(em -> queries.instance(em, instanceId))
                 .orElseThrow(() -> Problem.notFound("no workflow instance " + instanceId));
     }
 }

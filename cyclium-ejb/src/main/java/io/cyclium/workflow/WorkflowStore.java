@@ -3,6 +3,7 @@ package io.cyclium.workflow;
 import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.NativeSql;
+import io.cyclium.store.RunAgain;
 import io.cyclium.store.UniqueInsert;
 import jakarta.persistence.EntityManager;
 import java.sql.Timestamp;
@@ -40,6 +41,18 @@ public final class WorkflowStore {
     private final List<Map<String, Object>> unwritten;
     /** Per instance, the number of its last transition as read under its hold ({@link #continueJournal}). */
     private final Map<String, Long> lastTransition = new HashMap<>();
+    /**
+     * Guarded UPDATEs issued but not yet sent ({@link #combineWrites}), each with what it does (for
+     * the message when it matched nothing). One engine's work inside one transaction only.
+     */
+    private final List<Deferred> deferred = new ArrayList<>();
+    private boolean combining;
+
+    private record Deferred(NativeSql update, String what) {
+    }
+
+    /** The most guarded UPDATEs one combined statement carries (a list of starts issues hundreds). */
+    private static final int MAX_COMBINED = 64;
 
     public WorkflowStore(DatabaseTime time, String node) {
         this(time, node, null);
@@ -74,14 +87,95 @@ public final class WorkflowStore {
         }
     }
 
-    /** Writes the transitions kept by a {@link #buffered} store, in the order they were journaled, in one INSERT. */
+    /**
+     * From now on, on PostgreSQL, this {@link #buffered} store's guarded UPDATEs of steps and of the
+     * instance (finish, queue-and-attach, move, end) are sent together with the transitions in one
+     * statement at {@link #writeJournal} — data-modifying {@code WITH} parts, each {@code RETURNING}
+     * the row it changed — instead of one statement each. Only for an engine that holds the
+     * instance's row (or inserted it) and reads the steps under that hold: what it read cannot
+     * change except by another engine queueing a pending step, so each UPDATE answers 1 when issued
+     * and is checked when sent; one that matched nothing makes the whole transaction run again
+     * ({@link RunAgain}), as a lost queue-and-attach always did. Any other statement of the store,
+     * and every read the engine makes ({@link #flush}), sends what is waiting first, so nothing is
+     * read or written out of its order. Other databases send each UPDATE when issued.
+     */
+    void combineWrites(EntityManager em) {
+        combining = unwritten != null && vendor == DatabaseVendor.POSTGRESQL && NativeSql.runsNow(em);
+    }
+
+    /** Sends the guarded UPDATEs waiting in this store ({@link #combineWrites}), checking that each changed its row. */
+    void flush(EntityManager em) {
+        if (deferred.isEmpty()) {
+            return;
+        }
+        checked(em, combined(null));
+    }
+
+    /**
+     * Writes the transitions kept by a {@link #buffered} store, in the order they were journaled, in one INSERT
+     * (with the UPDATEs still waiting, when it {@link #combineWrites combines them}).
+     */
     void writeJournal(EntityManager em) {
         if (unwritten == null || unwritten.isEmpty()) {
+            flush(em);
             return;
         }
         List<Map<String, Object>> rows = new ArrayList<>(unwritten);
         unwritten.clear();
-        insertTransitions(em, rows);
+        if (deferred.isEmpty()) {
+            insertTransitions(em, rows);
+            return;
+        }
+        NativeSql transitions = transitionsInsert(rows);
+        checked(em, combined(transitions));
+        numbered(rows);
+    }
+
+    /** Runs a guarded UPDATE now, or keeps it for the combined statement ({@link #combineWrites}). */
+    private int guarded(EntityManager em, NativeSql update, String what) {
+        if (!combining) {
+            return update.executeUpdate(em);
+        }
+        deferred.add(new Deferred(update, what));
+        if (deferred.size() >= MAX_COMBINED) {
+            flush(em);
+        }
+        return 1;
+    }
+
+    /**
+     * {@code WITH w1 AS (UPDATE … RETURNING 1), … [, j AS (INSERT INTO cyclium_workflow_transitions …)]
+     * SELECT (SELECT COUNT(*) FROM w1), …}: PostgreSQL runs every part once, to completion, whether or
+     * not the SELECT reads it; the UPDATEs touch different rows. The waiting UPDATEs are taken.
+     */
+    private Combined combined(NativeSql transitions) {
+        List<Deferred> parts = new ArrayList<>(deferred);
+        deferred.clear();
+        NativeSql sql = new NativeSql().sql("WITH ");
+        for (int i = 0; i < parts.size(); i++) {
+            sql.sql(i == 0 ? "w" : ", w").sql(Integer.toString(i + 1)).sql(" AS (").append(parts.get(i).update()).sql(" RETURNING 1)");
+        }
+        if (transitions != null) {
+            sql.sql(", j AS (").append(transitions).sql(")");
+        }
+        sql.sql(" SELECT ");
+        for (int i = 0; i < parts.size(); i++) {
+            sql.sql(i == 0 ? "" : ", ").sql("(SELECT COUNT(*) FROM w" + (i + 1) + ")");
+        }
+        return new Combined(sql, parts);
+    }
+
+    private record Combined(NativeSql sql, List<Deferred> parts) {
+    }
+
+    private static void checked(EntityManager em, Combined c) {
+        Object result = c.sql().query(em).getSingleResult();
+        Object[] counts = result instanceof Object[] row ? row : new Object[] {result};
+        for (int i = 0; i < counts.length; i++) {
+            if (((Number) counts[i]).longValue() != 1) {
+                throw new RunAgain(c.parts().get(i).what() + " matched no row: another engine changed it meanwhile");
+            }
+        }
     }
 
     public DatabaseTime time() {
@@ -183,6 +277,7 @@ public final class WorkflowStore {
      * whichever node holds the other one.
      */
     public boolean insertInstance(EntityManager em, InstanceRow i, List<StepDefinition> steps) {
+        flush(em);
         Map<String, Object> columns = new LinkedHashMap<>();
         columns.put("id", i.id());
         columns.put("workflow_id", i.workflowId());
@@ -228,11 +323,11 @@ public final class WorkflowStore {
     /** Moves an instance from one status to another (version-checked); the blocked reason is set or cleared. */
     public int moveInstance(EntityManager em, String id, String from, long version, String to, String blockedReason,
             String cause) {
-        int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
+        int n = guarded(em, new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
                 .sql(", version = version + 1, blocked_reason = ").value(orNull(blockedReason))
                 .sql(", updated_at = ").value(time.now())
-                .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version)
-                .executeUpdate(em);
+                .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version),
+                "moving instance " + id + " from " + from + " to " + to);
         if (n == 1) {
             journal(em, id, null, from, to, null, cause);
         }
@@ -250,6 +345,7 @@ public final class WorkflowStore {
      * foreign key locks the instance row after the step row.
      */
     public int holdRunning(EntityManager em, String id) {
+        flush(em);
         return new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
                 .sql(" AND status = ").value(InstanceStatus.RUNNING).executeUpdate(em);
     }
@@ -262,6 +358,7 @@ public final class WorkflowStore {
      * while the other waited for the step row: a deadlock on MariaDB.)
      */
     public int holdInFlight(EntityManager em, String id) {
+        flush(em);
         return new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
                 .sql(" AND status IN (").value(InstanceStatus.RUNNING).sql(", ").value(InstanceStatus.BLOCKED).sql(")")
                 .executeUpdate(em);
@@ -270,15 +367,15 @@ public final class WorkflowStore {
     /** Ends an in-flight instance (completed, failed or canceled) with its statistics, once. */
     public int finishInstance(EntityManager em, String id, String from, long version, String to, String error,
             InstanceStats stats, String cause, LocalDateTime finishedAt) {
-        int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
+        int n = guarded(em, new NativeSql().sql("UPDATE cyclium_workflow_instances SET status = ").value(to)
                 .sql(", version = version + 1, blocked_reason = NULL, error_detail = ").value(orNull(error))
                 // the database's time, read in this transaction: the duration in the stats is measured with it
                 .sql(", finished_at = ").value(Timestamp.valueOf(finishedAt)).sql(", duration_ms = ").value(stats.durationMs())
                 .sql(", steps_run = ").value(stats.stepsRun()).sql(", attempts_total = ").value(stats.attempts())
                 .sql(", retries_total = ").value(stats.retries()).sql(", critical_path = ").value(String.join(",", stats.criticalPath()))
                 .sql(", stats = ").value(stats.toJson().toString()).sql(", updated_at = ").value(time.now())
-                .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version)
-                .executeUpdate(em);
+                .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version),
+                "ending instance " + id + " as " + to);
         if (n == 1) {
             journal(em, id, null, from, to, null, cause);
         }
@@ -294,6 +391,7 @@ public final class WorkflowStore {
      */
     public int queue(EntityManager em, String instanceId, String stepId, String from, int attempt, boolean onlyIfDue,
             String cause) {
+        flush(em);
         NativeSql sql = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'queued', attempt = attempt + 1,")
                 .sql(" next_attempt_at = NULL, episode_id = NULL, error_class = NULL, error_detail = NULL, started_at = NULL,")
                 .sql(" finished_at = NULL, queued_at = ").value(time.now()).sql(", version = version + 1, updated_at = ").value(time.now())
@@ -319,12 +417,12 @@ public final class WorkflowStore {
      */
     public int queueAndAttach(EntityManager em, String instanceId, String stepId, String episodeId, boolean running,
             String cause) {
-        int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = ").value(running ? StepState.RUNNING : StepState.QUEUED)
+        int n = guarded(em, new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = ").value(running ? StepState.RUNNING : StepState.QUEUED)
                 .sql(", attempt = attempt + 1, next_attempt_at = NULL, episode_id = ").value(orNull(episodeId))
                 .sql(", error_class = NULL, error_detail = NULL, started_at = ").value(running ? time.now() : NativeSql.raw("NULL"))
                 .sql(", finished_at = NULL, queued_at = ").value(time.now()).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
-                .sql(" AND state = 'pending' AND attempt = 0").executeUpdate(em);
+                .sql(" AND state = 'pending' AND attempt = 0"), "queueing pending step " + stepId + " of " + instanceId);
         if (n == 1) {
             journal(em, instanceId, stepId, StepState.PENDING, StepState.QUEUED, 1, cause);
             if (running) {
@@ -341,6 +439,7 @@ public final class WorkflowStore {
      */
     public int attachEpisode(EntityManager em, String instanceId, String stepId, int attempt, String episodeId,
             boolean running) {
+        flush(em);
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET episode_id = ").value(episodeId)
                 .sql(running ? ", state = 'running', started_at = " : ", started_at = ").value(running ? time.now() : NativeSql.raw("started_at"))
                 .sql(", version = version + 1, updated_at = ").value(time.now())
@@ -354,6 +453,7 @@ public final class WorkflowStore {
 
     /** queued → running once its episode is seen running (a queued or deferred episode that started since). */
     public int markRunning(EntityManager em, String instanceId, String stepId, String episodeId, String cause) {
+        flush(em);
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'running', started_at = ").value(time.now())
                 .sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
@@ -380,11 +480,11 @@ public final class WorkflowStore {
         sql.sql(", error_class = ").value(orNull(errorClass)).sql(", error_detail = ").value(orNull(errorDetail))
                 .sql(", finished_at = ").value(time.now()).sql(", run_ms = run_ms + COALESCE(");
         // this attempt's time from queued to now, on the clock that wrote queued_at
-        int n = time.millisSince(sql, "queued_at").sql(", 0)")
+        int n = guarded(em, time.millisSince(sql, "queued_at").sql(", 0)")
                 .sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(step.instanceId()).sql(" AND step_id = ").value(step.stepId())
-                .sql(" AND episode_id = ").value(step.episodeId()).sql(" AND state IN ('queued', 'running')")
-                .executeUpdate(em);
+                .sql(" AND episode_id = ").value(step.episodeId()).sql(" AND state IN ('queued', 'running')"),
+                "finishing step " + step.stepId() + " of " + step.instanceId() + " (episode " + step.episodeId() + ")");
         if (n == 1) {
             journal(em, step.instanceId(), step.stepId(), step.state(), to, step.attempt(), cause);
         }
@@ -393,6 +493,7 @@ public final class WorkflowStore {
 
     /** Records an operator's approval of a gated step that has not started. */
     public int approve(EntityManager em, String instanceId, String stepId, String by) {
+        flush(em);
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET approved_at = ").value(time.now())
                 .sql(", approved_by = ").value(by).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
@@ -433,6 +534,13 @@ public final class WorkflowStore {
      * do not take the same number.
      */
     private void insertTransitions(EntityManager em, List<Map<String, Object>> rows) {
+        flush(em);
+        transitionsInsert(rows).executeUpdate(em);
+        numbered(rows);
+    }
+
+    /** The INSERT of {@link #insertTransitions}, not yet run. */
+    private NativeSql transitionsInsert(List<Map<String, Object>> rows) {
         NativeSql sql = new NativeSql().sql("INSERT INTO cyclium_workflow_transitions (id, instance_id, step_id, from_state,"
                 + " to_state, attempt, seq, node_identity, cause, created_at) VALUES ");
         Map<String, Integer> placeInInstance = new HashMap<>();
@@ -453,7 +561,13 @@ public final class WorkflowStore {
             }
             sql.sql(", ").value(node).sql(", ").value(orNull(row.get("cause"))).sql(", ").value(time.now()).sql(")");
         }
-        sql.executeUpdate(em);
-        placeInInstance.forEach((instanceId, written) -> lastTransition.computeIfPresent(instanceId, (id, last) -> last + written));
+        return sql;
+    }
+
+    /** After {@code rows} were written: each instance's last transition number moves past them. */
+    private void numbered(List<Map<String, Object>> rows) {
+        Map<String, Integer> written = new HashMap<>();
+        rows.forEach(row -> written.merge((String) row.get("instance_id"), 1, Integer::sum));
+        written.forEach((instanceId, n) -> lastTransition.computeIfPresent(instanceId, (id, last) -> last + n));
     }
 }

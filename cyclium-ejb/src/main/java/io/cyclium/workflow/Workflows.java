@@ -377,7 +377,7 @@ public class Workflows {
 
     /**
      * Starts a list of instances in one transaction, all or none ({@link WorkflowEngine#startAll}),
-     * and answers them as stored (one read of them all).
+     * and answers them as stored (one read of them all, in that transaction).
      */
     public List<InstanceView> startAll(String workflowId, List<StartRequest> requests, String by) {
         WorkflowQueries.StoredDefinition stored = definitions().stored(workflowId)
@@ -388,9 +388,9 @@ public class Workflows {
         if (host.draining()) {
             throw Problem.unavailable("node " + identity.name() + " is shutting down and starts no instances: try another node");
         }
-        List<String> ids = engine().startAll(definitions().parse(stored), requests.stream().map(r -> new WorkflowEngine.Start(
-                r.payload(), r.subject(), r.outcome(), config.stackSlug(), config.env(), "started by " + by)).toList());
-        return tx.inNewTransaction(em -> queries().instances(em, ids)).stream().map(InstanceView::of).toList();
+        return engine().startAllAndRead(definitions().parse(stored), requests.stream().map(r -> new WorkflowEngine.Start(
+                r.payload(), r.subject(), r.outcome(), config.stackSlug(), config.env(), "started by " + by)).toList())
+                .stream().map(InstanceView::of).toList();
     }
 
     /** Newest first, keyset-paged on (started_at, id). */

@@ -35,4 +35,16 @@ class NativeSqlJdbcTest {
         assertThat(other.jdbc().text()).isEqualTo("SELECT 1 FROM t WHERE a = ? AND b = ?");
         assertThat(other.jdbc().parameters()).containsExactly("x", "y");
     }
+
+    @Test
+    void an_appended_statement_keeps_its_values_with_its_parameters_numbered_after_the_first_s() {
+        NativeSql first = NativeSql.numbered("WITH a AS (UPDATE t SET x = ?1 WHERE id = ?2 RETURNING 1), ", "x", "id");
+        NativeSql second = NativeSql.numbered("b AS (UPDATE u SET y = ?2, z = ?1 WHERE k = ?10)", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+
+        NativeSql.Jdbc both = first.append(second).sql(" SELECT 1").jdbc();
+
+        assertThat(first.text()).isEqualTo("WITH a AS (UPDATE t SET x = ?1 WHERE id = ?2 RETURNING 1), "
+                + "b AS (UPDATE u SET y = ?4, z = ?3 WHERE k = ?12) SELECT 1");
+        assertThat(both.parameters()).containsExactly("x", "id", 2, 1, 10);
+    }
 }

@@ -280,7 +280,7 @@ class StepAdvancesInItsCommitTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void a_step_s_advancement_reads_its_instance_and_steps_with_their_summaries_in_two_statements_and_journals_in_one(
+    void a_step_s_advancement_reads_its_instance_and_steps_with_their_summaries_in_two_statements_and_writes_in_one_on_postgresql(
             Vendor vendor) {
         Rig rig = new Rig(vendor, diamond());
         String id = rig.engine.start(rig.def, whole());
@@ -300,8 +300,19 @@ class StepAdvancesInItsCommitTest {
         assertThat(sent).as("the steps read once, with their episodes' summaries; no read of an episode per dependency")
                 .filteredOn(t -> t.startsWith("SELECT") && (t.contains("FROM cyclium_workflow_steps")
                         || t.contains("summary FROM cyclium_episodes"))).hasSize(1);
-        assertThat(sent).as("c completed, d queued and running: three transitions in one INSERT")
-                .filteredOn(t -> t.startsWith("INSERT INTO cyclium_workflow_transitions")).hasSize(1);
+        if (vendor == Vendor.POSTGRESQL) {
+            assertThat(sent).as("c completed, d queued with its episode, and their three transitions: one statement")
+                    .noneMatch(t -> t.startsWith("UPDATE cyclium_workflow_steps") || t.startsWith("INSERT INTO cyclium_workflow_transitions"))
+                    .filteredOn(t -> t.startsWith("WITH ") && t.contains("UPDATE cyclium_workflow_steps")
+                            && t.contains("INSERT INTO cyclium_workflow_transitions")).hasSize(1);
+            assertThat(sent).as("the instance read and held, the steps read, d's episode stored, the rest combined")
+                    .filteredOn(t -> t.contains("cyclium_workflow_")).hasSize(3);
+        } else {
+            assertThat(sent).as("c completed, d queued and running: three transitions in one INSERT")
+                    .filteredOn(t -> t.startsWith("INSERT INTO cyclium_workflow_transitions")).hasSize(1);
+            assertThat(sent).as("c completed and d queued: one UPDATE each")
+                    .filteredOn(t -> t.startsWith("UPDATE cyclium_workflow_steps")).hasSize(2);
+        }
         jakarta.json.JsonObject upstream = rig.episodes.only("d", 1).input().getJsonObject("upstream");
         assertThat(upstream.getJsonObject("b").getString("summary")).isEqualTo("summary of b");
         assertThat(upstream.getJsonObject("c").getString("summary")).isEqualTo("summary of c");
@@ -318,7 +329,40 @@ class StepAdvancesInItsCommitTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void a_list_of_instances_is_stored_with_their_first_steps_in_one_transaction_and_one_refused_subject_stores_none(
+    void the_last_step_s_terminal_write_ends_the_instance_with_statistics_from_the_steps_it_holds_reading_none_again(
+            Vendor vendor) {
+        WorkflowDefinition chain = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b", "a")));
+        Rig rig = new Rig(vendor, chain);
+        String id = rig.engine.start(rig.def, whole());
+        clock.advance(Duration.ofMillis(100));
+        rig.db.inNewTransaction(em -> rig.finishAndAdvance(em, rig.episodes.only("a", 1).episodeId(), id, "a"))
+                .ifPresent(Runnable::run);
+        clock.advance(Duration.ofMillis(250));
+
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(rig.db);
+        counted.inNewTransaction(em -> rig.finishAndAdvance(em, rig.episodes.only("b", 1).episodeId(), id, "b"))
+                .ifPresent(Runnable::run);
+
+        List<String> sent = counted.texts().stream().map(t -> t.replaceAll("\\s+", " ").trim()).toList();
+        assertThat(sent).as("the steps read once, under the hold, not again for the statistics")
+                .filteredOn(t -> t.startsWith("SELECT") && t.contains("FROM cyclium_workflow_steps")).hasSize(1);
+        InstanceRow instance = rig.instance(id);
+        assertThat(instance.status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(instance.durationMs()).isEqualTo(350L);
+        jakarta.json.JsonObject stepMs = Json.createReader(new java.io.StringReader(instance.stats())).readObject()
+                .getJsonObject("stepMs");
+        Map<String, StepRow> steps = rig.steps(id);
+        assertThat(steps.get("b").runMs()).as("b's run time as its finish stored it").isEqualTo(250L);
+        for (String s : List.of("a", "b")) {
+            assertThat(stepMs.getJsonNumber(s).longValue()).as("the statistics' run time of %s", s).isEqualTo(steps.get(s).runMs());
+        }
+        assertThat(instance.criticalPath()).isEqualTo("a,b");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_list_of_instances_is_stored_with_their_first_steps_and_read_back_in_one_transaction_and_one_refused_subject_stores_none(
             Vendor vendor) {
         TestJpa db = databases.jpa(vendor);
         WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
@@ -331,9 +375,14 @@ class StepAdvancesInItsCommitTest {
         java.util.function.Function<String, WorkflowEngine.Start> forSubject = subject -> new WorkflowEngine.Start(
                 Json.createObjectBuilder().build(), subject, null, null, null, "test");
 
-        List<String> ids = engine.startAll(def, List.of(forSubject.apply("s1"), forSubject.apply("s2"), forSubject.apply("s3")));
+        List<InstanceRow> started = engine.startAllAndRead(def, List.of(forSubject.apply("s1"), forSubject.apply("s2"),
+                forSubject.apply("s3")));
+        List<String> ids = started.stream().map(InstanceRow::id).toList();
 
-        assertThat(counted.transactions()).as("three instances, their steps, their first steps' episodes").isEqualTo(1);
+        assertThat(counted.transactions()).as("three instances, their steps, their first steps' episodes, and the answer read")
+                .isEqualTo(1);
+        assertThat(started).as("answered as stored").extracting(InstanceRow::status).containsOnly(InstanceStatus.RUNNING);
+        assertThat(started).extracting(InstanceRow::startedAt).doesNotContainNull();
         assertThat(ids).hasSize(3).doesNotHaveDuplicates();
         for (String id : ids) {
             InstanceRow instance = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
