@@ -507,7 +507,7 @@ public final class WorkflowEngine {
             boolean endedHere = s.finishedForGood() && s.finishedAt() == null && s.queuedAt() != null;
             out.add(!endedHere ? s : new StepRow(s.instanceId(), s.stepId(), s.state(), s.attempt(), s.maxAttempts(),
                     s.critical(), s.nextAttemptAt(), s.approvedAt(), s.episodeId(), s.queuedAt(), s.startedAt(), now,
-                    s.runMs() + Math.max(0, Duration.between(s.queuedAt(), now).toMillis()), s.errorClass(), s.errorDetail(),
+                    s.runMs() + WorkflowStore.runMillis(s.queuedAt(), now), s.errorClass(), s.errorDetail(),
                     s.version()));
         }
         return out;
@@ -665,20 +665,28 @@ public final class WorkflowEngine {
         WorkflowEngine here = joinedTo(joined);
         String instanceId = event.workflowInstanceId();
         // read and held in one statement (what holdInFlight and a read did in two), then the steps
-        // with their episodes' summaries (what the launches pass on) in one more
-        InstanceAndSteps read = queries.heldInstance(em, instanceId).map(i -> {
-            WorkflowQueries.StepsAndSummaries s = queries.stepsWithSummaries(em, instanceId);
-            here.store.continueJournal(instanceId, s.lastTransition());
-            return new InstanceAndSteps(i, s.steps(), s.summaries());
-        }).orElse(null);
+        // with their episodes' summaries (what the launches pass on) in one more; on PostgreSQL all
+        // in one, read again only when the instance's holder before this one changed them meanwhile
+        InstanceAndSteps read = (queries.readsHeldWithSteps() ? queries.heldInstanceWithSteps(em, instanceId).map(h -> {
+            WorkflowQueries.StepsAndSummaries s = h.current() ? h.steps() : queries.stepsWithSummaries(em, instanceId);
+            return held(here, h.instance(), s);
+        }) : queries.heldInstance(em, instanceId).map(i -> held(here, i, queries.stepsWithSummaries(em, instanceId))))
+                .orElse(null);
         here.instanceHeld = read != null && (InstanceStatus.RUNNING.equals(read.instance().status())
                 || InstanceStatus.BLOCKED.equals(read.instance().status()));
-        if (here.instanceHeld) {
-            here.store.combineWrites(em); // the step finished and its successors queued in one statement with their journal
+        if (read != null) {
+            // while in flight: the step finished and its successors queued in one statement with their journal (PostgreSQL)
+            here.store.holding(em, instanceId, here.instanceHeld);
         }
         here.onFinished(event, read);
         here.store.writeJournal(em);
         return Optional.of(joined::committed);
+    }
+
+    private static InstanceAndSteps held(WorkflowEngine here, InstanceRow instance, WorkflowQueries.StepsAndSummaries s) {
+        here.store.continueJournal(instance.id(), s.lastTransition());
+        here.store.at(s.readAt());
+        return new InstanceAndSteps(instance, s.steps(), s.summaries());
     }
 
     /** A step episode ended (the CDI event after its terminal commit, or a replay by reconcile). */

@@ -88,9 +88,11 @@ public final class WorkflowQueries {
 
     /**
      * The instance's steps with the summary of each one's current episode (null: none, or none
-     * yet), keyed by step id, and the number of its last transition (0: none).
+     * yet), keyed by step id, the number of its last transition (0: none), and the database's clock as the
+     * statement read them (null when there are none).
      */
-    public record StepsAndSummaries(List<StepRow> steps, java.util.Map<String, String> summaries, long lastTransition) {
+    public record StepsAndSummaries(List<StepRow> steps, java.util.Map<String, String> summaries, long lastTransition,
+            LocalDateTime readAt) {
     }
 
     /**
@@ -103,14 +105,27 @@ public final class WorkflowQueries {
      */
     public StepsAndSummaries stepsWithSummaries(EntityManager em, String instanceId) {
         List<?> rows = new NativeSql().sql("SELECT " + prefixed("s.", STEP_COLUMNS) + ", e.summary, (SELECT COALESCE(MAX(t.seq), 0)"
-                + " FROM cyclium_workflow_transitions t WHERE t.instance_id = ").value(instanceId).sql(") FROM cyclium_workflow_steps s"
+                + " FROM cyclium_workflow_transitions t WHERE t.instance_id = ").value(instanceId).sql("), " + vendor.utcNow()
+                + " FROM cyclium_workflow_steps s"
                 + " LEFT JOIN cyclium_episodes e ON e.id = s.episode_id WHERE s.instance_id = ").value(instanceId)
                 .sql(" ORDER BY s.step_id").query(em).getResultList();
+        return stepsFrom(rows, 0);
+    }
+
+    /**
+     * The steps, summaries, last transition number and clock of rows whose columns from {@code from}
+     * on are {@link #STEP_COLUMNS}, the summary, the number and the clock (rows without a step left out).
+     */
+    private static StepsAndSummaries stepsFrom(List<?> rows, int from) {
         List<StepRow> steps = new ArrayList<>(rows.size());
         java.util.Map<String, String> summaries = new java.util.HashMap<>();
         long last = 0;
+        LocalDateTime readAt = null;
         for (Object r : rows) {
-            Object[] c = (Object[]) r;
+            Object[] c = from == 0 ? (Object[]) r : java.util.Arrays.copyOfRange((Object[]) r, from, ((Object[]) r).length);
+            if (c[1] == null) {
+                continue; // no step row (an instance always has steps; an outer join keeps the instance)
+            }
             StepRow s = step(c);
             steps.add(s);
             String summary = text(c[16]);
@@ -118,8 +133,51 @@ public final class WorkflowQueries {
                 summaries.put(s.stepId(), summary);
             }
             last = ((Number) c[17]).longValue();
+            readAt = time(c[18]);
         }
-        return new StepsAndSummaries(steps, summaries, last);
+        return new StepsAndSummaries(steps, summaries, last, readAt);
+    }
+
+    /**
+     * {@link #heldInstance} and {@link #stepsWithSummaries} in one statement, on PostgreSQL only
+     * ({@link #readsHeldWithSteps}; elsewhere use the two). The catch: a statement that waited for the
+     * instance's lock returns the instance row as its holder left it, but the joined steps as they
+     * were when the statement began — without what that holder wrote. Every engine that holds the
+     * instance and writes its steps on PostgreSQL also updates the instance row in the same
+     * transaction ({@link WorkflowStore#holding}), which gives the row a new {@code xmin}; so
+     * the row's {@code xmin} as locked, against its {@code xmin} in the statement's snapshot (a
+     * subquery, which reads that snapshot), says whether the steps read are current
+     * ({@link Held#current}). When they are not, read them again with {@link #stepsWithSummaries}:
+     * the lock is held by then, and a new statement reads what its holder committed.
+     */
+    public Optional<Held> heldInstanceWithSteps(EntityManager em, String id) {
+        if (!readsHeldWithSteps()) {
+            throw new IllegalStateException("one statement for the held instance and its steps is PostgreSQL's only");
+        }
+        int instanceColumns = INSTANCE_COLUMNS.split(",").length;
+        List<?> rows = new NativeSql().sql("SELECT " + prefixed("i.", INSTANCE_COLUMNS) + ", i.xmin::text,"
+                + " (SELECT x.xmin::text FROM cyclium_workflow_instances x WHERE x.id = ").value(id).sql("), "
+                + prefixed("s.", STEP_COLUMNS) + ", e.summary, (SELECT COALESCE(MAX(t.seq), 0)"
+                + " FROM cyclium_workflow_transitions t WHERE t.instance_id = ").value(id).sql("), " + vendor.utcNow()
+                + " FROM cyclium_workflow_instances i LEFT JOIN cyclium_workflow_steps s ON s.instance_id = i.id"
+                + " LEFT JOIN cyclium_episodes e ON e.id = s.episode_id WHERE i.id = ").value(id)
+                .sql(" ORDER BY s.step_id FOR NO KEY UPDATE OF i").query(em).getResultList();
+        if (rows.isEmpty()) {
+            return Optional.empty();
+        }
+        Object[] first = (Object[]) rows.get(0);
+        InstanceRow instance = instance(java.util.Arrays.copyOfRange(first, 0, instanceColumns));
+        boolean current = java.util.Objects.equals(first[instanceColumns], first[instanceColumns + 1]);
+        return Optional.of(new Held(instance, stepsFrom(rows, instanceColumns + 2), current));
+    }
+
+    /** Whether {@link #heldInstanceWithSteps} is available (PostgreSQL). */
+    public boolean readsHeldWithSteps() {
+        return vendor == DatabaseVendor.POSTGRESQL;
+    }
+
+    /** What {@link #heldInstanceWithSteps} read: the instance (held), its steps, and whether they are current. */
+    public record Held(InstanceRow instance, StepsAndSummaries steps, boolean current) {
     }
 
     /** The instances of {@code ids}, in that order (an id without one is left out). */

@@ -32,7 +32,10 @@ import java.util.UUID;
 public final class WorkflowStore {
 
     private final DatabaseVendor vendor;
-    private final DatabaseTime time;
+    /** The database's clock; in a held transaction's store, the one instant it read the steps at ({@link #at}). */
+    private DatabaseTime time;
+    /** The instant of {@link #at}, or null. */
+    private LocalDateTime fixedAt;
     private final String node;
     /**
      * Transitions journaled but not yet written ({@link #buffered}): null when each is written at
@@ -47,6 +50,13 @@ public final class WorkflowStore {
      */
     private final List<Deferred> deferred = new ArrayList<>();
     private boolean combining;
+    /**
+     * On PostgreSQL, the instance whose row this transaction holds ({@link #holding}): if it writes
+     * any step, it updates that row too before it commits (see {@link WorkflowQueries#heldInstanceWithSteps}).
+     */
+    private String held;
+    private boolean wroteSteps;
+    private boolean heldRowUpdated;
 
     private record Deferred(NativeSql update, String what) {
     }
@@ -103,6 +113,54 @@ public final class WorkflowStore {
         combining = unwritten != null && vendor == DatabaseVendor.POSTGRESQL && NativeSql.runsNow(em);
     }
 
+    /**
+     * This {@link #buffered} store works for a transaction that holds {@code instanceId}'s row (read
+     * with {@link WorkflowQueries#heldInstanceWithSteps} or {@link WorkflowQueries#heldInstance});
+     * {@code combine}: its writes are combined ({@link #combineWrites}). On PostgreSQL, a
+     * transaction that writes any of the instance's steps then also updates the instance's row
+     * (a move, an end, a hold, or at {@link #writeJournal} an UPDATE that changes nothing but the
+     * row's version in the database's own bookkeeping): that is how the next holder, whose one
+     * statement read the steps before this transaction committed, knows to read them again.
+     */
+    void holding(EntityManager em, String instanceId, boolean combine) {
+        if (unwritten != null && vendor == DatabaseVendor.POSTGRESQL) {
+            held = instanceId;
+        }
+        if (combine) {
+            combineWrites(em);
+        }
+    }
+
+    /**
+     * Every time this {@link #buffered} store writes from now on is {@code readAt}: the database's
+     * clock when the transaction read the instance's steps, after it took the instance's row (so
+     * no earlier than anything the holder before it wrote). A step's advancement then writes one
+     * instant — the step's finish and run time, the next steps' queueing, the instance's end and
+     * its duration, the transitions — and needs no statement to read the clock for the duration.
+     * A store that follows another clock (tests that advance time) keeps it.
+     */
+    void at(LocalDateTime readAt) {
+        if (unwritten != null && readAt != null && time.now() instanceof NativeSql.Raw) {
+            time = DatabaseTime.following(vendor, java.time.Clock.fixed(readAt.toInstant(java.time.ZoneOffset.UTC),
+                    java.time.ZoneOffset.UTC));
+            fixedAt = readAt;
+        }
+    }
+
+    /** The whole milliseconds a step ran from {@code queuedAt} to {@code until} (never negative). */
+    static long runMillis(LocalDateTime queuedAt, LocalDateTime until) {
+        return Math.max(0, Duration.between(queuedAt, until).toMillis());
+    }
+
+    /** A write of a step ({@code instanceRow} null) or of an instance's row: what {@link #holding} needs to know. */
+    private void wrote(String instanceRow) {
+        if (instanceRow == null) {
+            wroteSteps = true;
+        } else if (instanceRow.equals(held)) {
+            heldRowUpdated = true;
+        }
+    }
+
     /** Sends the guarded UPDATEs waiting in this store ({@link #combineWrites}), checking that each changed its row. */
     void flush(EntityManager em) {
         if (deferred.isEmpty()) {
@@ -116,6 +174,12 @@ public final class WorkflowStore {
      * (with the UPDATEs still waiting, when it {@link #combineWrites combines them}).
      */
     void writeJournal(EntityManager em) {
+        if (held != null && wroteSteps && !heldRowUpdated) {
+            // sent with the rest below: one more part of the combined statement, not a statement of its own
+            deferred.add(new Deferred(new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ")
+                    .value(held), "updating held instance " + held));
+            heldRowUpdated = true;
+        }
         if (unwritten == null || unwritten.isEmpty()) {
             flush(em);
             return;
@@ -132,10 +196,15 @@ public final class WorkflowStore {
     }
 
     /** Runs a guarded UPDATE now, or keeps it for the combined statement ({@link #combineWrites}). */
-    private int guarded(EntityManager em, NativeSql update, String what) {
+    private int guarded(EntityManager em, NativeSql update, String what, String instanceRow) {
         if (!combining) {
-            return update.executeUpdate(em);
+            int n = update.executeUpdate(em);
+            if (n == 1) {
+                wrote(instanceRow);
+            }
+            return n;
         }
+        wrote(instanceRow); // checked when sent: if it changes nothing, the transaction runs again
         deferred.add(new Deferred(update, what));
         if (deferred.size() >= MAX_COMBINED) {
             flush(em);
@@ -296,14 +365,44 @@ public final class WorkflowStore {
         columns.put("definition_version", i.definitionVersion());
         columns.put("started_at", time.now());
         columns.put("updated_at", time.now());
-        if (!UniqueInsert.insert(em, vendor, "cyclium_workflow_instances", i.id(),
+        if (vendor == DatabaseVendor.POSTGRESQL && NativeSql.runsNow(em) && !steps.isEmpty()) {
+            if (insertWithSteps(em, new NativeSql().insert("cyclium_workflow_instances", columns), steps) == 0) {
+                return false;
+            }
+        } else if (!UniqueInsert.insert(em, vendor, "cyclium_workflow_instances", i.id(),
                 new NativeSql().insert("cyclium_workflow_instances", columns))) {
             return false;
+        } else {
+            insertSteps(em, i.id(), steps);
         }
+        journal(em, i.id(), null, null, InstanceStatus.PENDING, null, "created" + (i.targetStep() == null ? ""
+                : " for outcome " + i.targetStep()) + " with " + steps.size() + " step(s)");
+        return true;
+    }
+
+    /**
+     * PostgreSQL: the instance's INSERT ({@code ON CONFLICT DO NOTHING}, as {@link UniqueInsert})
+     * and its steps' in one statement — the steps are selected from the instance the first part
+     * inserted, so an instance refused by the in-flight index inserts no step either. Returns the
+     * steps inserted: 0 when the instance was refused.
+     */
+    private int insertWithSteps(EntityManager em, NativeSql instance, List<StepDefinition> steps) {
+        NativeSql sql = new NativeSql().sql("WITH i AS (").append(instance).sql(" ON CONFLICT DO NOTHING RETURNING id)"
+                + " INSERT INTO cyclium_workflow_steps (instance_id, step_id, state, attempt, max_attempts, critical, run_ms,"
+                + " version, updated_at) SELECT i.id, v.step_id, ").value(StepState.PENDING)
+                .sql(", 0, v.max_attempts, v.critical, 0, 0, ").value(time.now()).sql(" FROM i CROSS JOIN (VALUES ");
+        for (int n = 0; n < steps.size(); n++) {
+            StepDefinition s = steps.get(n);
+            sql.sql(n == 0 ? "(" : ", (").value(s.id()).sql(", ").value(s.retry().maxAttempts()).sql(", ").value(s.critical()).sql(")");
+        }
+        return sql.sql(") AS v (step_id, max_attempts, critical)").executeUpdate(em);
+    }
+
+    private void insertSteps(EntityManager em, String instanceId, List<StepDefinition> steps) {
         List<Map<String, Object>> rows = new ArrayList<>(steps.size());
         for (StepDefinition s : steps) {
             Map<String, Object> step = new LinkedHashMap<>();
-            step.put("instance_id", i.id());
+            step.put("instance_id", instanceId);
             step.put("step_id", s.id());
             step.put("state", StepState.PENDING);
             step.put("attempt", 0);
@@ -315,9 +414,6 @@ public final class WorkflowStore {
             rows.add(step);
         }
         new NativeSql().insertRows("cyclium_workflow_steps", rows).executeUpdate(em); // one statement for the whole DAG
-        journal(em, i.id(), null, null, InstanceStatus.PENDING, null, "created" + (i.targetStep() == null ? ""
-                : " for outcome " + i.targetStep()) + " with " + steps.size() + " step(s)");
-        return true;
     }
 
     /** Moves an instance from one status to another (version-checked); the blocked reason is set or cleared. */
@@ -327,7 +423,7 @@ public final class WorkflowStore {
                 .sql(", version = version + 1, blocked_reason = ").value(orNull(blockedReason))
                 .sql(", updated_at = ").value(time.now())
                 .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version),
-                "moving instance " + id + " from " + from + " to " + to);
+                "moving instance " + id + " from " + from + " to " + to, id);
         if (n == 1) {
             journal(em, id, null, from, to, null, cause);
         }
@@ -346,8 +442,12 @@ public final class WorkflowStore {
      */
     public int holdRunning(EntityManager em, String id) {
         flush(em);
-        return new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
                 .sql(" AND status = ").value(InstanceStatus.RUNNING).executeUpdate(em);
+        if (n == 1) {
+            wrote(id);
+        }
+        return n;
     }
 
     /**
@@ -359,9 +459,13 @@ public final class WorkflowStore {
      */
     public int holdInFlight(EntityManager em, String id) {
         flush(em);
-        return new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
+        int n = new NativeSql().sql("UPDATE cyclium_workflow_instances SET version = version WHERE id = ").value(id)
                 .sql(" AND status IN (").value(InstanceStatus.RUNNING).sql(", ").value(InstanceStatus.BLOCKED).sql(")")
                 .executeUpdate(em);
+        if (n == 1) {
+            wrote(id);
+        }
+        return n;
     }
 
     /** Ends an in-flight instance (completed, failed or canceled) with its statistics, once. */
@@ -375,7 +479,7 @@ public final class WorkflowStore {
                 .sql(", retries_total = ").value(stats.retries()).sql(", critical_path = ").value(String.join(",", stats.criticalPath()))
                 .sql(", stats = ").value(stats.toJson().toString()).sql(", updated_at = ").value(time.now())
                 .sql(" WHERE id = ").value(id).sql(" AND status = ").value(from).sql(" AND version = ").value(version),
-                "ending instance " + id + " as " + to);
+                "ending instance " + id + " as " + to, id);
         if (n == 1) {
             journal(em, id, null, from, to, null, cause);
         }
@@ -392,6 +496,7 @@ public final class WorkflowStore {
     public int queue(EntityManager em, String instanceId, String stepId, String from, int attempt, boolean onlyIfDue,
             String cause) {
         flush(em);
+        wrote(null);
         NativeSql sql = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'queued', attempt = attempt + 1,")
                 .sql(" next_attempt_at = NULL, episode_id = NULL, error_class = NULL, error_detail = NULL, started_at = NULL,")
                 .sql(" finished_at = NULL, queued_at = ").value(time.now()).sql(", version = version + 1, updated_at = ").value(time.now())
@@ -422,7 +527,7 @@ public final class WorkflowStore {
                 .sql(", error_class = NULL, error_detail = NULL, started_at = ").value(running ? time.now() : NativeSql.raw("NULL"))
                 .sql(", finished_at = NULL, queued_at = ").value(time.now()).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
-                .sql(" AND state = 'pending' AND attempt = 0"), "queueing pending step " + stepId + " of " + instanceId);
+                .sql(" AND state = 'pending' AND attempt = 0"), "queueing pending step " + stepId + " of " + instanceId, null);
         if (n == 1) {
             journal(em, instanceId, stepId, StepState.PENDING, StepState.QUEUED, 1, cause);
             if (running) {
@@ -440,6 +545,7 @@ public final class WorkflowStore {
     public int attachEpisode(EntityManager em, String instanceId, String stepId, int attempt, String episodeId,
             boolean running) {
         flush(em);
+        wrote(null);
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET episode_id = ").value(episodeId)
                 .sql(running ? ", state = 'running', started_at = " : ", started_at = ").value(running ? time.now() : NativeSql.raw("started_at"))
                 .sql(", version = version + 1, updated_at = ").value(time.now())
@@ -454,6 +560,7 @@ public final class WorkflowStore {
     /** queued → running once its episode is seen running (a queued or deferred episode that started since). */
     public int markRunning(EntityManager em, String instanceId, String stepId, String episodeId, String cause) {
         flush(em);
+        wrote(null);
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET state = 'running', started_at = ").value(time.now())
                 .sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)
@@ -478,13 +585,18 @@ public final class WorkflowStore {
             time.plusMillis(sql, retryIn.toMillis());
         }
         sql.sql(", error_class = ").value(orNull(errorClass)).sql(", error_detail = ").value(orNull(errorDetail))
-                .sql(", finished_at = ").value(time.now()).sql(", run_ms = run_ms + COALESCE(");
-        // this attempt's time from queued to now, on the clock that wrote queued_at
-        int n = guarded(em, time.millisSince(sql, "queued_at").sql(", 0)")
-                .sql(", version = version + 1, updated_at = ").value(time.now())
+                .sql(", finished_at = ").value(time.now()).sql(", run_ms = run_ms + ");
+        if (fixedAt != null && step.queuedAt() != null) {
+            // at one read instant (at): the same whole milliseconds the instance's statistics take for it
+            sql.value(runMillis(step.queuedAt(), fixedAt));
+        } else {
+            // this attempt's time from queued to now, on the clock that wrote queued_at
+            time.millisSince(sql.sql("COALESCE("), "queued_at").sql(", 0)");
+        }
+        int n = guarded(em, sql.sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(step.instanceId()).sql(" AND step_id = ").value(step.stepId())
                 .sql(" AND episode_id = ").value(step.episodeId()).sql(" AND state IN ('queued', 'running')"),
-                "finishing step " + step.stepId() + " of " + step.instanceId() + " (episode " + step.episodeId() + ")");
+                "finishing step " + step.stepId() + " of " + step.instanceId() + " (episode " + step.episodeId() + ")", null);
         if (n == 1) {
             journal(em, step.instanceId(), step.stepId(), step.state(), to, step.attempt(), cause);
         }
@@ -494,6 +606,7 @@ public final class WorkflowStore {
     /** Records an operator's approval of a gated step that has not started. */
     public int approve(EntityManager em, String instanceId, String stepId, String by) {
         flush(em);
+        wrote(null);
         int n = new NativeSql().sql("UPDATE cyclium_workflow_steps SET approved_at = ").value(time.now())
                 .sql(", approved_by = ").value(by).sql(", version = version + 1, updated_at = ").value(time.now())
                 .sql(" WHERE instance_id = ").value(instanceId).sql(" AND step_id = ").value(stepId)

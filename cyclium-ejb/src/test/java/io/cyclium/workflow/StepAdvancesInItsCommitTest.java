@@ -71,11 +71,17 @@ class StepAdvancesInItsCommitTest {
         final List<EpisodeFinished> heard = new CopyOnWriteArrayList<>();
 
         Rig(Vendor vendor, WorkflowDefinition def) {
+            this(vendor, def, false);
+        }
+
+        /** {@code databaseClock}: the engine's store writes the database's own time, as a node's does (not the test's clock). */
+        Rig(Vendor vendor, WorkflowDefinition def, boolean databaseClock) {
             this.db = databases.jpa(vendor);
             this.def = def;
             this.episodes = new StepEpisodes(db);
             this.store = new EpisodeStore(db.vendor());
-            this.engine = new WorkflowEngine(db, new WorkflowStore(DatabaseTime.following(db.vendor(), clock), NODE),
+            DatabaseTime time = databaseClock ? DatabaseTime.of(db.vendor()) : DatabaseTime.following(db.vendor(), clock);
+            this.engine = new WorkflowEngine(db, new WorkflowStore(time, NODE),
                     new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(),
                     episodes, clock, telemetry, () -> 0.5);
         }
@@ -177,6 +183,12 @@ class StepAdvancesInItsCommitTest {
         String id = engine.start(def, whole());
 
         assertThat(counted.transactions()).as("instance, steps, first steps queued and their episodes").isEqualTo(1);
+        if (vendor == Vendor.POSTGRESQL) {
+            assertThat(counted.texts()).as("the instance and its steps inserted by one statement")
+                    .noneMatch(t -> t.startsWith("INSERT INTO cyclium_workflow_steps"))
+                    .filteredOn(t -> t.startsWith("WITH i AS (INSERT INTO cyclium_workflow_instances")
+                            && t.contains("INSERT INTO cyclium_workflow_steps")).hasSize(1);
+        }
         InstanceRow instance = db.inNewTransaction(em -> new WorkflowQueries(db.vendor()).instance(em, id)).orElseThrow();
         assertThat(instance.status()).isEqualTo(InstanceStatus.RUNNING);
         Map<String, StepRow> steps = new TreeMap<>();
@@ -273,14 +285,44 @@ class StepAdvancesInItsCommitTest {
             threads.shutdownNow();
         }
 
-        assertThat(rig.stored(id, "d", 1)).as("d queued by whichever committed second").isPresent();
-        assertThat(rig.steps(id).get("d").state()).isEqualTo(StepState.RUNNING);
-        assertThat(rig.episodesOf(id)).isEqualTo(4);
+        dStartedOnce(rig, id, "d queued by whichever committed second");
     }
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
-    void a_step_s_advancement_reads_its_instance_and_steps_with_their_summaries_in_two_statements_and_writes_in_one_on_postgresql(
+    void a_terminal_write_that_waited_for_the_instance_reads_the_steps_its_holder_wrote(Vendor vendor) throws Exception {
+        Rig rig = new Rig(vendor, diamond());
+        String id = rig.engine.start(rig.def, whole());
+        rig.run(rig.episodes.only("a", 1).episodeId(), e -> { });
+        String b = rig.stored(id, "b", 1).orElseThrow().episodeId();
+        String c = rig.stored(id, "c", 1).orElseThrow().episodeId();
+
+        // b's terminal write holds the instance, has finished b and keeps its transaction open while
+        // c's begins: c's read waits for the instance and must then see b completed (on PostgreSQL
+        // its one statement read the steps before b's commit, and reads them again)
+        java.util.concurrent.CountDownLatch advanced = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(rig.db);
+        try {
+            Future<Optional<Runnable>> first = keptOpen(thread, rig.db, em -> rig.finishAndAdvance(em, b, id, "b"), advanced);
+            assertThat(advanced.await(30, TimeUnit.SECONDS)).isTrue();
+            counted.inNewTransaction(em -> rig.finishAndAdvance(em, c, id, "c")).ifPresent(Runnable::run);
+            first.get(30, TimeUnit.SECONDS).ifPresent(Runnable::run);
+        } finally {
+            thread.shutdownNow();
+        }
+
+        dStartedOnce(rig, id, "d queued by c's write, which read b completed");
+        if (vendor == Vendor.POSTGRESQL) {
+            List<String> sent = counted.texts().stream().map(t -> t.replaceAll("\\s+", " ").trim()).toList();
+            assertThat(sent).as("the instance and its steps in one statement, the steps again after the wait")
+                    .filteredOn(t -> t.startsWith("SELECT") && t.contains("cyclium_workflow_steps")).hasSize(2);
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_advancement_reads_its_instance_and_steps_with_their_summaries_and_writes_in_one_statement_each_on_postgresql(
             Vendor vendor) {
         Rig rig = new Rig(vendor, diamond());
         String id = rig.engine.start(rig.def, whole());
@@ -298,15 +340,15 @@ class StepAdvancesInItsCommitTest {
                 .noneMatch(t -> t.startsWith("UPDATE cyclium_workflow_instances"))
                 .filteredOn(t -> t.startsWith("SELECT") && t.contains("FROM cyclium_workflow_instances")).hasSize(1);
         assertThat(sent).as("the steps read once, with their episodes' summaries; no read of an episode per dependency")
-                .filteredOn(t -> t.startsWith("SELECT") && (t.contains("FROM cyclium_workflow_steps")
+                .filteredOn(t -> t.startsWith("SELECT") && (t.contains("cyclium_workflow_steps")
                         || t.contains("summary FROM cyclium_episodes"))).hasSize(1);
         if (vendor == Vendor.POSTGRESQL) {
             assertThat(sent).as("c completed, d queued with its episode, and their three transitions: one statement")
                     .noneMatch(t -> t.startsWith("UPDATE cyclium_workflow_steps") || t.startsWith("INSERT INTO cyclium_workflow_transitions"))
                     .filteredOn(t -> t.startsWith("WITH ") && t.contains("UPDATE cyclium_workflow_steps")
                             && t.contains("INSERT INTO cyclium_workflow_transitions")).hasSize(1);
-            assertThat(sent).as("the instance read and held, the steps read, d's episode stored, the rest combined")
-                    .filteredOn(t -> t.contains("cyclium_workflow_")).hasSize(3);
+            assertThat(sent).as("the instance read and held with its steps, d's episode stored, the rest combined")
+                    .filteredOn(t -> t.contains("cyclium_workflow_")).hasSize(2);
         } else {
             assertThat(sent).as("c completed, d queued and running: three transitions in one INSERT")
                     .filteredOn(t -> t.startsWith("INSERT INTO cyclium_workflow_transitions")).hasSize(1);
@@ -346,7 +388,7 @@ class StepAdvancesInItsCommitTest {
 
         List<String> sent = counted.texts().stream().map(t -> t.replaceAll("\\s+", " ").trim()).toList();
         assertThat(sent).as("the steps read once, under the hold, not again for the statistics")
-                .filteredOn(t -> t.startsWith("SELECT") && t.contains("FROM cyclium_workflow_steps")).hasSize(1);
+                .filteredOn(t -> t.startsWith("SELECT") && t.contains("cyclium_workflow_steps")).hasSize(1);
         InstanceRow instance = rig.instance(id);
         assertThat(instance.status()).isEqualTo(InstanceStatus.COMPLETED);
         assertThat(instance.durationMs()).isEqualTo(350L);
@@ -358,6 +400,41 @@ class StepAdvancesInItsCommitTest {
             assertThat(stepMs.getJsonNumber(s).longValue()).as("the statistics' run time of %s", s).isEqualTo(steps.get(s).runMs());
         }
         assertThat(instance.criticalPath()).isEqualTo("a,b");
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_advancement_writes_the_one_instant_it_read_the_steps_at_and_reads_no_clock_for_the_instance_s_end(
+            Vendor vendor) throws Exception {
+        WorkflowDefinition chain = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b", "a")));
+        Rig rig = new Rig(vendor, chain, true);
+        String id = rig.engine.start(rig.def, whole());
+        Thread.sleep(20);
+        rig.db.inNewTransaction(em -> rig.finishAndAdvance(em, rig.episodes.only("a", 1).episodeId(), id, "a"))
+                .ifPresent(Runnable::run);
+        Thread.sleep(30);
+
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(rig.db);
+        counted.inNewTransaction(em -> rig.finishAndAdvance(em, rig.episodes.only("b", 1).episodeId(), id, "b"))
+                .ifPresent(Runnable::run);
+
+        String clockAlone = "SELECT " + rig.db.vendor().utcNow();
+        assertThat(counted.texts()).as("no statement only to read the clock").noneMatch(t -> t.trim().equals(clockAlone));
+        InstanceRow instance = rig.instance(id);
+        Map<String, StepRow> steps = rig.steps(id);
+        assertThat(instance.status()).isEqualTo(InstanceStatus.COMPLETED);
+        assertThat(instance.finishedAt()).as("the instance ends at the instant its last step does").isEqualTo(steps.get("b").finishedAt());
+        assertThat(steps.get("b").queuedAt()).as("b queued at the instant a finished").isEqualTo(steps.get("a").finishedAt());
+        assertThat(instance.durationMs()).isEqualTo(Duration.between(instance.startedAt(), instance.finishedAt()).toMillis())
+                .isGreaterThanOrEqualTo(50L);
+        assertThat(steps.get("b").runMs()).isEqualTo(Duration.between(steps.get("b").queuedAt(), steps.get("b").finishedAt()).toMillis())
+                .isGreaterThanOrEqualTo(30L);
+        jakarta.json.JsonObject stepMs = Json.createReader(new java.io.StringReader(instance.stats())).readObject()
+                .getJsonObject("stepMs");
+        assertThat(stepMs.getJsonNumber("b").longValue()).isEqualTo(steps.get("b").runMs());
+        List<TransitionRow> journal = rig.db.inNewTransaction(em -> new WorkflowQueries(rig.db.vendor()).transitions(em, id));
+        assertThat(journal.get(journal.size() - 1).toState()).isEqualTo(InstanceStatus.COMPLETED);
     }
 
     @ParameterizedTest(name = "on {0}")
@@ -419,16 +496,8 @@ class StepAdvancesInItsCommitTest {
         java.util.concurrent.CountDownLatch queued = new java.util.concurrent.CountDownLatch(1);
         ExecutorService thread = Executors.newSingleThreadExecutor();
         try {
-            Future<Integer> reconcile = thread.submit(() -> rig.db.inNewTransaction(em -> {
-                int won = other.queue(em, id, "b", StepState.PENDING, 0, false, "queued by a reconcile");
-                queued.countDown();
-                try {
-                    Thread.sleep(1_500);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return won;
-            }));
+            Future<Integer> reconcile = keptOpen(thread, rig.db,
+                    em -> other.queue(em, id, "b", StepState.PENDING, 0, false, "queued by a reconcile"), queued);
             assertThat(queued.await(30, TimeUnit.SECONDS)).isTrue();
             rig.run(a, e -> { });
             assertThat(reconcile.get(30, TimeUnit.SECONDS)).isEqualTo(1);
@@ -476,6 +545,31 @@ class StepAdvancesInItsCommitTest {
         rig.db.inNewTransaction(em -> rig.store.leftQueue(em, a));
         rig.engine.reconcile(null, true, null, 100);
         assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.RUNNING);
+    }
+
+    /** The diamond's step d, waiting for b and c, was queued and started with one episode: four in all. */
+    private static void dStartedOnce(Rig rig, String instanceId, String why) {
+        assertThat(rig.stored(instanceId, "d", 1)).as(why).isPresent();
+        assertThat(rig.steps(instanceId).get("d").state()).isEqualTo(StepState.RUNNING);
+        assertThat(rig.episodesOf(instanceId)).isEqualTo(4);
+    }
+
+    /**
+     * Runs {@code work} in a transaction on {@code thread}, says so on {@code done}, and keeps the
+     * transaction open 1.5 s more before it commits: what the work locked stays locked meanwhile.
+     */
+    private static <T> Future<T> keptOpen(ExecutorService thread, TestJpa db,
+            java.util.function.Function<jakarta.persistence.EntityManager, T> work, java.util.concurrent.CountDownLatch done) {
+        return thread.submit(() -> db.inNewTransaction(em -> {
+            T result = work.apply(em);
+            done.countDown();
+            try {
+                Thread.sleep(1_500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return result;
+        }));
     }
 
     /**

@@ -16,10 +16,13 @@ import java.util.concurrent.TimeUnit;
  * {@code target/bench/profile-<run>-<phase>-<pid>.collapsed} (one line per stack and its count;
  * {@code grep}, or any flame-graph tool, reads them). Off without the property; the profiler's own
  * cost is in the phase's figures when on, so profiled rounds are for reading, not for comparing.
+ * {@code -Dbench.profile-event=alloc} samples allocations instead (sites by the bytes they allocate).
  */
 final class Profiler {
 
     private static final String JAR = System.getProperty("bench.profile");
+    /** {@code itimer} (CPU, the default) or {@code alloc}. */
+    private static final String EVENT = System.getProperty("bench.profile-event", "itimer");
 
     private Profiler() {
     }
@@ -29,7 +32,8 @@ final class Profiler {
             return;
         }
         for (long pid : pids) {
-            run(List.of("start", "-e", "itimer", "-i", "1ms", Long.toString(pid)));
+            run(EVENT.equals("itimer") ? List.of("start", "-e", "itimer", "-i", "1ms", Long.toString(pid))
+                    : List.of("start", "-e", EVENT, Long.toString(pid)));
         }
     }
 
