@@ -186,8 +186,8 @@ public final class WorkflowStore {
         }
         List<Map<String, Object>> rows = new ArrayList<>(unwritten);
         unwritten.clear();
-        if (deferred.isEmpty()) {
-            insertTransitions(em, rows);
+        if (deferred.isEmpty() || rows.size() > MAX_TRANSITIONS_AT_ONCE) {
+            insertTransitions(em, rows); // sends what waits first
             return;
         }
         NativeSql transitions = transitionsInsert(rows);
@@ -648,9 +648,19 @@ public final class WorkflowStore {
      */
     private void insertTransitions(EntityManager em, List<Map<String, Object>> rows) {
         flush(em);
-        transitionsInsert(rows).executeUpdate(em);
-        numbered(rows);
+        for (int from = 0; from < rows.size(); from += MAX_TRANSITIONS_AT_ONCE) {
+            List<Map<String, Object>> part = rows.subList(from, Math.min(rows.size(), from + MAX_TRANSITIONS_AT_ONCE));
+            transitionsInsert(part).executeUpdate(em);
+            numbered(part); // the next part numbers on from these
+        }
     }
+
+    /**
+     * The most transition rows one INSERT carries (about nine parameters each): a list of a
+     * thousand starts journals thousands, and one statement takes at most 65,535 parameters on
+     * PostgreSQL (and a statement that long costs more to prepare than its parts).
+     */
+    static final int MAX_TRANSITIONS_AT_ONCE = 1_000;
 
     /** The INSERT of {@link #insertTransitions}, not yet run. */
     private NativeSql transitionsInsert(List<Map<String, Object>> rows) {

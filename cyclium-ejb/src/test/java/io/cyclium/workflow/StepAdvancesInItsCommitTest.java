@@ -481,6 +481,34 @@ class StepAdvancesInItsCommitTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Vendor.class)
+    void the_longest_list_of_instances_a_request_may_start_is_stored_in_one_transaction(Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        WorkflowDefinition def = new WorkflowDefinition("wf-" + UUID.randomUUID().toString().substring(0, 8), "", List.of(),
+                List.of(step("a"), step("b"), step("c"), step("d", "a", "b", "c")));
+        StepEpisodes episodes = new StepEpisodes(db);
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(db);
+        WorkflowEngine engine = new WorkflowEngine(counted, new WorkflowStore(DatabaseTime.of(db.vendor()), NODE),
+                new WorkflowQueries(db.vendor()), id -> id.equals(def.id()) ? Optional.of(def) : Optional.empty(), episodes,
+                clock, telemetry, () -> 0.5);
+        List<WorkflowEngine.Start> starts = new java.util.ArrayList<>();
+        for (int i = 0; i < WorkflowEngine.MAX_STARTS_AT_ONCE; i++) {
+            starts.add(new WorkflowEngine.Start(Json.createObjectBuilder().build(), "s" + i, null, null, null, "test"));
+        }
+
+        List<InstanceRow> started = engine.startAllAndRead(def, starts);
+
+        assertThat(counted.transactions()).isEqualTo(1);
+        assertThat(started).hasSize(WorkflowEngine.MAX_STARTS_AT_ONCE).extracting(InstanceRow::status)
+                .containsOnly(InstanceStatus.RUNNING);
+        long transitions = db.inNewTransaction(em -> ((Number) em.createNativeQuery("SELECT COUNT(*) FROM cyclium_workflow_transitions t"
+                + " JOIN cyclium_workflow_instances i ON i.id = t.instance_id WHERE i.workflow_id = ?1").setParameter(1, def.id())
+                .getSingleResult()).longValue());
+        assertThat(transitions).as("created, started, and three first steps queued and running, per instance")
+                .isEqualTo(8L * WorkflowEngine.MAX_STARTS_AT_ONCE);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
     void a_step_another_engine_queues_while_the_terminal_write_launches_it_keeps_no_second_episode(Vendor vendor)
             throws Exception {
         Rig rig = new Rig(vendor, diamond());
