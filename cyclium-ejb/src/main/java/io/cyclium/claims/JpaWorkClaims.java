@@ -265,7 +265,8 @@ public final class JpaWorkClaims implements WorkClaims {
         NativeSql statement = done ? NativeSql.numbered(settleDone, key, owner, fence)
                 : detail == null ? NativeSql.numbered(settleFailedWithoutDetail, key, owner, fence)
                 : NativeSql.numbered(settleFailed, key, owner, fence, detail);
-        int changed = statement.lockingClaim(key).executeUpdate(em);
+        // the lease row alone, guarded by its own owner and fence
+        int changed = statement.lockingClaim(key).independent().executeUpdate(em);
         if (changed == 0) {
             LOG.log(Level.FINE, "claim {0} not settled at fence {1}: {2} no longer holds it", new Object[] {key, fence, owner});
             return Optional.of(false);

@@ -192,7 +192,8 @@ public class EpisodeStore {
         columns.put("side_effect_key", sideEffectKey);
         columns.put("cost_ms", costMs);
         columns.put("created_at", NativeSql.raw(now()));
-        return UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_episode_steps", columns));
+        // a new row whose key alone guards it
+        return UniqueInsert.insertNaturalKey(em, vendor, new NativeSql().insert("cyclium_episode_steps", columns).independent());
     }
 
     /**
@@ -267,6 +268,7 @@ public class EpisodeStore {
                 .sql(", error_detail = ").value(orNull(errorDetail))
                 .sql(", phase = NULL, queued_at = NULL, finished_at = " + now() + ", updated_at = " + now() + " WHERE id = ").value(episodeId)
                 .sql(" AND status = 'running'")
+                .independent() // its own row, guarded by its own status
                 .executeUpdate(em);
         if (n == 1 && status == EpisodeStatus.DONE && checkpointsMayExist) {
             // A finished episode never resumes; its checkpoints are dead weight.

@@ -13,7 +13,9 @@ import jakarta.persistence.EntityManager;
  * <p>A run counts as one that may have reached the database when it ran for real, or when a batch
  * recorded it to completion (its statements then went out with the batch). A recording that was
  * refused half-way (the work needs a real read) did not: the real run that follows it is a first run,
- * and pays no extra read.
+ * and pays no extra read. Nor did one whose batch failed before its COMMIT was sent (a count the
+ * recording was wrong about, a work that threw): the group commit says so
+ * ({@link GroupCommit#runsAfterRollback}) while the work runs again alone.
  */
 final class Reruns {
 
@@ -27,7 +29,9 @@ final class Reruns {
         if (GroupCommit.recording(em)) {
             return false;
         }
-        boolean before = reachedBefore;
+        // a batch that failed before its COMMIT went out rolled back for certain: the recording or
+        // run it took landed nowhere, and a row found now is someone else's (or an older commit's)
+        boolean before = reachedBefore && !GroupCommit.runsAfterRollback();
         reachedBefore = true;
         return before;
     }

@@ -198,7 +198,8 @@ public final class ConcurrencyStore {
         if (number != NONE) {
             sql.sql(" AND slot_no = ").value(number);
         }
-        return sql.sql(" AND episode_id = ").value(episodeId).executeUpdate(em);
+        // the slot's row alone, guarded by the episode holding it
+        return sql.sql(" AND episode_id = ").value(episodeId).independent().executeUpdate(em);
     }
 
     /**

@@ -92,11 +92,13 @@ final class DeferredUpdates {
     /**
      * Runs the recorded statements of {@code works} (each a list in the order its work issued
      * them) on the transaction's connection: consecutive works of one shape as one batch per
-     * statement position, so each work's statements still run in its own order. Throws when a
-     * statement changed other than one row: the work was answered wrongly and the transaction must
-     * not commit.
+     * statement position, so each work's statements still run in its own order — or, with
+     * {@code oneStatementPerWork} (PostgreSQL's data-modifying {@code WITH}) and every write of
+     * the shape marked {@link NativeSql#independent}, as one batch of one statement per work
+     * ({@link OneStatementWork}). Throws when a statement changed other than one row: the work
+     * was answered wrongly and the transaction must not commit.
      */
-    static void run(EntityManager em, List<List<NativeSql>> works) {
+    static void run(EntityManager em, List<List<NativeSql>> works, boolean oneStatementPerWork) {
         if (works.isEmpty()) {
             return;
         }
@@ -105,9 +107,10 @@ final class DeferredUpdates {
             throw new IllegalStateException("no JDBC connection for the deferred updates: no active transaction");
         }
         // each statement turned into JDBC's form once; consecutive works of equal shape share batches
-        List<List<NativeSql.Jdbc>> statements = new ArrayList<>(works.size());
-        List<List<String>> shapes = new ArrayList<>(works.size());
-        for (List<NativeSql> work : inLockOrder(works)) {
+        List<List<NativeSql>> ordered = inLockOrder(works);
+        List<List<NativeSql.Jdbc>> statements = new ArrayList<>(ordered.size());
+        List<List<String>> shapes = new ArrayList<>(ordered.size());
+        for (List<NativeSql> work : ordered) {
             List<NativeSql.Jdbc> jdbc = work.stream().map(NativeSql::jdbc).toList();
             statements.add(jdbc);
             shapes.add(jdbc.stream().map(NativeSql.Jdbc::text).toList());
@@ -119,11 +122,30 @@ final class DeferredUpdates {
             while (j < statements.size() && shapes.get(j).equals(shape)) {
                 j++;
             }
-            for (int position = 0; position < shape.size(); position++) {
-                batch(connection, shape.get(position), statements.subList(i, j), position);
+            java.util.Optional<String> one = oneStatementPerWork && independent(ordered.subList(i, j))
+                    ? OneStatementWork.text(shape) : java.util.Optional.empty();
+            if (one.isPresent()) {
+                batch(connection, one.get(), statements.subList(i, j).stream().map(DeferredUpdates::allParameters).toList());
+            } else {
+                for (int position = 0; position < shape.size(); position++) {
+                    int p = position;
+                    batch(connection, shape.get(p), statements.subList(i, j).stream().map(w -> w.get(p).parameters()).toList());
+                }
             }
             i = j;
         }
+    }
+
+    /** Whether every write of every work is marked {@link NativeSql#independent}. */
+    private static boolean independent(List<List<NativeSql>> works) {
+        return works.stream().allMatch(w -> w.stream().allMatch(NativeSql::isIndependent));
+    }
+
+    /** A work's parameters in the order of its statements: those of its {@link OneStatementWork}. */
+    private static List<Object> allParameters(List<NativeSql.Jdbc> work) {
+        List<Object> all = new ArrayList<>();
+        work.forEach(statement -> all.addAll(statement.parameters()));
+        return all;
     }
 
     /**
@@ -157,10 +179,9 @@ final class DeferredUpdates {
         return free;
     }
 
-    private static void batch(Connection connection, String text, List<List<NativeSql.Jdbc>> works, int position) {
+    private static void batch(Connection connection, String text, List<List<Object>> rows) {
         try (PreparedStatement ps = connection.prepareStatement(text)) {
-            for (List<NativeSql.Jdbc> work : works) {
-                List<Object> parameters = work.get(position).parameters();
+            for (List<Object> parameters : rows) {
                 for (int p = 0; p < parameters.size(); p++) {
                     ps.setObject(p + 1, parameters.get(p));
                 }
@@ -173,7 +194,7 @@ final class DeferredUpdates {
                 }
             }
         } catch (SQLException e) {
-            throw new PersistenceException("a batch of " + works.size() + " deferred statements failed: " + text, e);
+            throw new PersistenceException("a batch of " + rows.size() + " deferred statements failed: " + text, e);
         }
     }
 

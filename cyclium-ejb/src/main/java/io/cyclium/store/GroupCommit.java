@@ -46,6 +46,11 @@ public final class GroupCommit implements Tx {
     private volatile boolean closed;
     /** How long a caller waits for a writer to take its write before giving up on it (then nothing of it is written). */
     private volatile java.time.Duration handOver = java.time.Duration.ofMinutes(5);
+    /**
+     * Set while a caller runs its work alone after its batch rolled back for certain (a work or a
+     * count failed it before its COMMIT was sent): nothing of the earlier run can have landed.
+     */
+    private static final ThreadLocal<Boolean> AFTER_ROLLBACK = new ThreadLocal<>();
     /** The recorded transaction this thread runs, if any ({@link #inRecordedTransaction}). */
     private final ThreadLocal<Recorded> recordedHere = new ThreadLocal<>();
 
@@ -61,8 +66,10 @@ public final class GroupCommit implements Tx {
      * they carry the application's context, so the Tx bean works from them). {@code batchSizes}
      * hears the number of writes of each committed batch (a histogram). With {@code maxUnits} 1 no
      * thread is started and every write runs alone in its caller's thread. With {@code deferUpdates}
-     * the updates of a batch's works go to the database as JDBC batches ({@link DeferredUpdates});
-     * only for a database whose driver reports a count per batched statement.
+     * the updates of a batch's works go to the database as JDBC batches ({@link DeferredUpdates}),
+     * a work whose writes are all {@link NativeSql#independent} as one statement
+     * ({@link OneStatementWork}); only for PostgreSQL, whose driver reports a count per batched
+     * statement and whose data-modifying {@code WITH} that one statement is.
      */
     public static GroupCommit start(Tx delegate, ThreadFactory threads, int maxUnits, int writers,
             Consumer<Integer> batchSizes, boolean deferUpdates) {
@@ -162,7 +169,23 @@ public final class GroupCommit implements Tx {
             throw unit.failure;
         }
         // the shared transaction failed: nothing of it stands; this work runs again on its own
-        return alone(work);
+        if (!unit.rolledBack) {
+            return alone(work); // failed at its COMMIT: the earlier run may have landed
+        }
+        AFTER_ROLLBACK.set(Boolean.TRUE);
+        try {
+            return alone(work);
+        } finally {
+            AFTER_ROLLBACK.remove();
+        }
+    }
+
+    /**
+     * Whether this thread runs a work again after its batch rolled back for certain: a run recorded
+     * into that batch did not reach the database, though it ran to completion (see Reruns).
+     */
+    public static boolean runsAfterRollback() {
+        return AFTER_ROLLBACK.get() != null;
     }
 
     /**
@@ -272,7 +295,7 @@ public final class GroupCommit implements Tx {
                 return;
             }
             try {
-                DeferredUpdates.run(em, works);
+                DeferredUpdates.run(em, works, deferUpdates);
             } catch (DeferredUpdates.CountMismatch e) {
                 LOG.log(Level.FINE, "A recorded write changed other than one row", e);
                 mismatched = true;
@@ -330,38 +353,49 @@ public final class GroupCommit implements Tx {
             } catch (RuntimeException | Error e) {
                 // commit() wakes every caller itself; this only guards the loop
                 LOG.log(Level.WARNING, "The group commit writer failed outside a batch; it goes on", e);
-                batch.forEach(Unit::rerunAlone);
+                batch.forEach(u -> u.rerunAlone(false)); // whether anything landed is not known here
             }
         }
     }
 
     private void commit(List<Unit<?>> batch) {
-        if (batch.size() == 1) {
+        // works whose every write is a deferrable update are recorded (no transaction needed for
+        // that), the others run in the shared transaction; the recorded ones run as batches after them
+        List<List<NativeSql>> recorded = new ArrayList<>();
+        List<Unit<?>> forReal = new ArrayList<>();
+        for (Unit<?> u : batch) {
+            List<NativeSql> statements = deferUpdates ? u.record() : null;
+            if (statements == null) {
+                forReal.add(u);
+            } else {
+                recorded.add(statements);
+            }
+        }
+        if (batch.size() == 1 && recorded.isEmpty()) {
+            // alone anyway: in the caller's way (a deadlock victim runs again), not as a batch that
+            // would run it a second time after a failure. A lone recorded work goes on below: on
+            // PostgreSQL its writes are one statement (OneStatementWork) instead of one each
             batch.get(0).runAlone(this::alone);
             return;
         }
+        boolean[] committing = new boolean[1];
         try {
             delegate.inNewTransaction(em -> {
-                // works whose every write is a deferrable update are recorded, the others run now;
-                // the recorded ones run as batches after them (the works are independent of each other)
-                List<List<NativeSql>> recorded = new ArrayList<>();
-                for (Unit<?> u : batch) {
-                    List<NativeSql> statements = deferUpdates ? u.record() : null;
-                    if (statements == null) {
-                        u.apply(em);
-                    } else {
-                        recorded.add(statements);
-                    }
+                for (Unit<?> u : forReal) {
+                    u.apply(em);
                 }
-                DeferredUpdates.run(em, recorded);
+                DeferredUpdates.run(em, recorded, deferUpdates);
                 if (delegate.rollbackOnly(em)) {
                     throw new IllegalStateException("a write in the batch left the transaction rollback-only");
                 }
+                committing[0] = true;
                 return null;
             });
         } catch (RuntimeException | Error e) {
             LOG.log(Level.FINE, "A batch of " + batch.size() + " writes failed; each runs again on its own", e);
-            batch.forEach(Unit::rerunAlone);
+            // thrown before the COMMIT went out: rolled back for certain; at the COMMIT: unknown
+            boolean rolledBack = !committing[0];
+            batch.forEach(u -> u.rerunAlone(rolledBack));
             return;
         }
         batchSizes.accept(batch.size());
@@ -376,6 +410,8 @@ public final class GroupCommit implements Tx {
         private volatile T result;
         private volatile boolean committed;
         private volatile RuntimeException failure;
+        /** Handed back after its batch rolled back for certain (not at an unknown COMMIT). */
+        private volatile boolean rolledBack;
 
         Unit(Function<EntityManager, T> work) {
             this.work = work;
@@ -404,7 +440,8 @@ public final class GroupCommit implements Tx {
             done.countDown();
         }
 
-        void rerunAlone() {
+        void rerunAlone(boolean certainlyRolledBack) {
+            rolledBack = certainlyRolledBack;
             done.countDown();
         }
 

@@ -31,6 +31,7 @@ public final class NativeSql {
     private final StringBuilder text = new StringBuilder();
     private final List<Object> parameters = new ArrayList<>();
     private String lockedClaim;
+    private boolean independent;
 
     /** A text (CLOB) column of a native query's row: String or Clob, by driver. */
     public static String text(Object column) {
@@ -201,6 +202,7 @@ public final class NativeSql {
         NativeSql copy = new NativeSql();
         copy.text.append(text).append(sql);
         copy.parameters.addAll(parameters);
+        copy.independent = independent;
         return copy;
     }
 
@@ -212,6 +214,7 @@ public final class NativeSql {
         NativeSql copy = new NativeSql();
         copy.text.append(replacement).append(text, prefix.length(), text.length());
         copy.parameters.addAll(parameters);
+        copy.independent = independent;
         return copy;
     }
 
@@ -228,6 +231,25 @@ public final class NativeSql {
     public NativeSql lockingClaim(String key) {
         this.lockedClaim = Objects.requireNonNull(key, "key");
         return this;
+    }
+
+    /**
+     * Marks this write as one that reads no row another write of its work changes, and whose guard
+     * does not depend on one: on PostgreSQL a group commit may then send a work whose writes are all
+     * marked as ONE statement ({@link DeferredUpdates}), where each write is a data-modifying
+     * {@code WITH} part — and those parts all see the rows as they were when the statement began,
+     * not each other's changes. The terminal write's episode row, journal row, lease and slots are
+     * such writes (each its own rows); an UPDATE that counts rows an INSERT of the same work adds
+     * is not.
+     */
+    public NativeSql independent() {
+        this.independent = true;
+        return this;
+    }
+
+    /** Whether {@link #independent} marked this write. */
+    public boolean isIndependent() {
+        return independent;
     }
 
     /** The lease key given to {@link #lockingClaim}, or null. */

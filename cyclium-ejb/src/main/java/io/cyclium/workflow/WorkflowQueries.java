@@ -21,6 +21,8 @@ public final class WorkflowQueries {
     static final String INSTANCE_COLUMNS = "id, workflow_id, status, subject_value, trigger_ref, target_step, source_stack,"
             + " source_env, version, started_at, finished_at, blocked_reason, error_detail, duration_ms, steps_run,"
             + " attempts_total, retries_total, critical_path, stats, trace_parent, definition_version";
+    /** How many columns {@link #INSTANCE_COLUMNS} names: where a joined read's next columns begin. */
+    private static final int INSTANCE_COLUMN_COUNT = INSTANCE_COLUMNS.split(",").length;
     static final String STEP_COLUMNS = "instance_id, step_id, state, attempt, max_attempts, critical, next_attempt_at,"
             + " approved_at, episode_id, queued_at, started_at, finished_at, run_ms, error_class, error_detail, version";
 
@@ -154,7 +156,7 @@ public final class WorkflowQueries {
         if (!readsHeldWithSteps()) {
             throw new IllegalStateException("one statement for the held instance and its steps is PostgreSQL's only");
         }
-        int instanceColumns = INSTANCE_COLUMNS.split(",").length;
+        int instanceColumns = INSTANCE_COLUMN_COUNT;
         List<?> rows = new NativeSql().sql("SELECT " + prefixed("i.", INSTANCE_COLUMNS) + ", i.xmin::text,"
                 + " (SELECT x.xmin::text FROM cyclium_workflow_instances x WHERE x.id = ").value(id).sql("), "
                 + prefixed("s.", STEP_COLUMNS) + ", e.summary, (SELECT COALESCE(MAX(t.seq), 0)"

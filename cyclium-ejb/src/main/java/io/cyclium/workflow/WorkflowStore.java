@@ -387,9 +387,10 @@ public final class WorkflowStore {
      * steps inserted: 0 when the instance was refused.
      */
     private int insertWithSteps(EntityManager em, NativeSql instance, List<StepDefinition> steps) {
+        // the columns and constants of newStep, in its order
         NativeSql sql = new NativeSql().sql("WITH i AS (").append(instance).sql(" ON CONFLICT DO NOTHING RETURNING id)"
-                + " INSERT INTO cyclium_workflow_steps (instance_id, step_id, state, attempt, max_attempts, critical, run_ms,"
-                + " version, updated_at) SELECT i.id, v.step_id, ").value(StepState.PENDING)
+                + " INSERT INTO cyclium_workflow_steps (" + String.join(", ", newStep("", steps.get(0)).keySet())
+                + ") SELECT i.id, v.step_id, ").value(StepState.PENDING)
                 .sql(", 0, v.max_attempts, v.critical, 0, 0, ").value(time.now()).sql(" FROM i CROSS JOIN (VALUES ");
         for (int n = 0; n < steps.size(); n++) {
             StepDefinition s = steps.get(n);
@@ -401,19 +402,27 @@ public final class WorkflowStore {
     private void insertSteps(EntityManager em, String instanceId, List<StepDefinition> steps) {
         List<Map<String, Object>> rows = new ArrayList<>(steps.size());
         for (StepDefinition s : steps) {
-            Map<String, Object> step = new LinkedHashMap<>();
-            step.put("instance_id", instanceId);
-            step.put("step_id", s.id());
-            step.put("state", StepState.PENDING);
-            step.put("attempt", 0);
-            step.put("max_attempts", s.retry().maxAttempts());
-            step.put("critical", s.critical());
-            step.put("run_ms", 0L);
-            step.put("version", 0L);
-            step.put("updated_at", time.now());
-            rows.add(step);
+            rows.add(newStep(instanceId, s));
         }
         new NativeSql().insertRows("cyclium_workflow_steps", rows).executeUpdate(em); // one statement for the whole DAG
+    }
+
+    /**
+     * A new instance's step row, column by column: pending, no attempt yet. {@link #insertWithSteps}
+     * inserts these columns in this order with the same constants (keep the two together).
+     */
+    private Map<String, Object> newStep(String instanceId, StepDefinition s) {
+        Map<String, Object> step = new LinkedHashMap<>();
+        step.put("instance_id", instanceId);
+        step.put("step_id", s.id());
+        step.put("state", StepState.PENDING);
+        step.put("attempt", 0);
+        step.put("max_attempts", s.retry().maxAttempts());
+        step.put("critical", s.critical());
+        step.put("run_ms", 0L);
+        step.put("version", 0L);
+        step.put("updated_at", time.now());
+        return step;
     }
 
     /** Moves an instance from one status to another (version-checked); the blocked reason is set or cleared. */

@@ -7,6 +7,7 @@ import io.cyclium.episode.Budget;
 import io.cyclium.episode.EpisodeStore;
 import io.cyclium.episode.NewEpisode;
 import io.cyclium.episode.TriggerInfo;
+import io.cyclium.claims.JpaWorkClaims;
 import io.cyclium.testing.StatementCountingTx;
 import io.cyclium.testing.TestDatabase.Vendor;
 import io.cyclium.testing.TestDatabases;
@@ -313,6 +314,153 @@ class GroupCommitTest {
         assertThat(jpa.inNewTransaction(em -> em.createNativeQuery("SELECT COUNT(*) FROM cyclium_episodes WHERE dedupe_key = ?1")
                 .setParameter(1, taken.dedupeKey()).getSingleResult()).toString()).isEqualTo("1");
         assertThat(counting.batched()).as("the failed batch sent all seven").isGreaterThanOrEqualTo(7);
+    }
+
+    /** A running episode whose lease {@code node} holds: what a terminal write finds. */
+    private static NewEpisode runningWithLease(TestJpa jpa, EpisodeStore store, JpaWorkClaims claims, String node) {
+        NewEpisode e = episode("gc_actor");
+        jpa.run(em -> {
+            store.insert(em, e);
+            claims.claimFirstIn(em, e.dedupeKey(), node, 60, "episode");
+        });
+        return e;
+    }
+
+    /** An episode's terminal write as EpisodeWrites makes it: the row, the journal row, the lease settled at {@code fence}. */
+    private static Function<EntityManager, Object> terminalWrite(EpisodeStore store, JpaWorkClaims claims, NewEpisode e,
+            String node, long fence) {
+        return em -> {
+            if (store.finish(em, e.id(), io.cyclium.episode.EpisodeStatus.DONE, 1, "done", null, null, false) == 0) {
+                return false;
+            }
+            if (!store.journal(em, e.id(), 1, io.cyclium.episode.StepKind.EPISODE_COMPLETED, node, null, null, null, null)) {
+                throw new Undo("journaled by another owner");
+            }
+            if (!claims.settleIn(em, e.dedupeKey(), node, fence, true, null).orElseThrow()) {
+                throw new Undo("its lease moved on");
+            }
+            return true;
+        };
+    }
+
+    private static String column(TestJpa jpa, String sql, String id) {
+        Object value = jpa.inNewTransaction(em -> em.createNativeQuery(sql).setParameter(1, id).getSingleResult());
+        return String.valueOf(value);
+    }
+
+    /** Running episodes with their leases on PostgreSQL and their terminal writes, for a group commit that counts statements. */
+    private final class TerminalWrites {
+        final TestJpa jpa = databases.jpa(Vendor.POSTGRESQL);
+        final StatementCountingTx counting = new StatementCountingTx(jpa);
+        final GroupCommit group = groupCommit(counting, 64, 1, true);
+        final List<NewEpisode> episodes = new ArrayList<>();
+        final List<Function<EntityManager, Object>> works = new ArrayList<>();
+
+        /** {@code count} of them; the one at {@code staleFence} (or none: -1) settles at a fence its lease has left. */
+        TerminalWrites(int count, int staleFence) {
+            EpisodeStore store = new EpisodeStore(jpa.vendor());
+            JpaWorkClaims claims = new JpaWorkClaims(jpa, jpa.vendor(), new io.cyclium.testing.RecordingTelemetry());
+            String node = "gc-node-" + UUID.randomUUID();
+            for (int i = 0; i < count; i++) {
+                NewEpisode e = runningWithLease(jpa, store, claims, node);
+                episodes.add(e);
+                long fence = claims.find(e.dedupeKey()).orElseThrow().fence();
+                works.add(terminalWrite(store, claims, e, node, i == staleFence ? fence - 1 : fence));
+            }
+        }
+
+        /** The episode's status, its journal rows and its lease's state, as one text. */
+        String rows(NewEpisode e) {
+            return column(jpa, "SELECT status FROM cyclium_episodes WHERE id = ?1", e.id())
+                    + ", " + column(jpa, "SELECT COUNT(*) FROM cyclium_episode_steps WHERE episode_id = ?1", e.id()) + " journal row(s)"
+                    + ", lease " + column(jpa, "SELECT state FROM cyclium_work_claims WHERE dedupe_key = ?1", e.dedupeKey());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void on_postgresql_each_terminal_write_of_a_batch_is_one_statement_and_every_row_it_names_is_written() throws Exception {
+        TerminalWrites t = new TerminalWrites(5, -1);
+
+        List<Future<Object>> results = pileUpThenRelease(t.group, t.works);
+
+        for (Future<Object> r : results) {
+            assertThat(r.get(30, TimeUnit.SECONDS)).isEqualTo(true);
+        }
+        assertThat(t.counting.batched()).as("five works, one statement each (three writes each before)").isEqualTo(5);
+        assertThat(t.counting.transactions()).as("the gate's transaction and the batch's").isEqualTo(2);
+        assertThat(t.episodes).allSatisfy(e -> assertThat(t.rows(e)).isEqualTo("done, 1 journal row(s), lease done"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void on_postgresql_a_terminal_write_whose_lease_moved_on_fails_its_one_statement_and_every_work_runs_again_on_real_counts()
+            throws Exception {
+        // the lease of the third was taken over at a higher fence: the statement's own condition fails
+        aTerminalWriteThatMustNotStand(false);
+    }
+
+    @org.junit.jupiter.api.Test
+    void on_postgresql_a_terminal_write_whose_episode_moved_on_settles_no_lease_though_the_lease_is_still_its_own()
+            throws Exception {
+        // the third was canceled meanwhile: its row changes nothing while the lease's condition holds
+        aTerminalWriteThatMustNotStand(true);
+    }
+
+    /**
+     * Four terminal writes in one batch, the third spoiled — its episode canceled, or its lease
+     * moved on — after it was recorded as changing one row each: nothing of the third stands, the
+     * others are written, and the batch sent one statement per work.
+     */
+    private void aTerminalWriteThatMustNotStand(boolean episodeCanceled) throws Exception {
+        TerminalWrites t = new TerminalWrites(4, episodeCanceled ? -1 : 2);
+        if (episodeCanceled) {
+            t.jpa.run(em -> em.createNativeQuery("UPDATE cyclium_episodes SET status = 'canceled' WHERE id = ?1")
+                    .setParameter(1, t.episodes.get(2).id()).executeUpdate());
+        }
+
+        List<Future<Object>> results = pileUpThenRelease(t.group, t.works);
+
+        for (int i = 0; i < results.size(); i++) {
+            int n = i;
+            if (i != 2) {
+                assertThat(results.get(i).get(30, TimeUnit.SECONDS)).as("work " + i).isEqualTo(true);
+                assertThat(t.rows(t.episodes.get(i))).isEqualTo("done, 1 journal row(s), lease done");
+            } else if (episodeCanceled) {
+                assertThat(results.get(i).get(30, TimeUnit.SECONDS)).as("the canceled one's work").isEqualTo(false);
+                assertThat(t.rows(t.episodes.get(i))).isEqualTo("canceled, 0 journal row(s), lease claimed");
+            } else {
+                assertThatThrownBy(() -> results.get(n).get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(Undo.class);
+                assertThat(t.rows(t.episodes.get(i))).isEqualTo("running, 0 journal row(s), lease claimed");
+            }
+        }
+        assertThat(t.counting.batched()).as("the failed batch: one statement per work").isEqualTo(4);
+    }
+
+    @org.junit.jupiter.api.Test
+    void on_postgresql_a_work_run_again_after_its_batch_rolled_back_for_certain_is_told_that_nothing_of_it_landed()
+            throws Exception {
+        TestJpa jpa = databases.jpa(Vendor.POSTGRESQL);
+        GroupCommit g = groupCommit(jpa, 64, 1, true);
+        EpisodeStore store = new EpisodeStore(jpa.vendor());
+        NewEpisode taken = episode("gc_actor");
+        jpa.run(em -> store.insert(em, taken));
+        NewEpisode fresh = episode("gc_actor");
+        List<Boolean> toldOnRealRuns = new CopyOnWriteArrayList<>();
+        List<Function<EntityManager, Object>> works = List.of(
+                em -> store.insert(em, taken), // recorded as inserted; its count fails the batch before the COMMIT
+                em -> {
+                    if (!GroupCommit.recording(em)) {
+                        toldOnRealRuns.add(GroupCommit.runsAfterRollback());
+                    }
+                    return store.insert(em, fresh);
+                });
+
+        List<Future<Object>> results = pileUpThenRelease(g, works);
+
+        assertThat(results.get(0).get(30, TimeUnit.SECONDS)).isEqualTo(false);
+        assertThat(results.get(1).get(30, TimeUnit.SECONDS)).isEqualTo(true);
+        // a recording that went out with a batch that rolled back landed nowhere (Reruns reads this)
+        assertThat(toldOnRealRuns).as("its one real run, alone after the rollback").containsExactly(true);
+        assertThat(GroupCommit.runsAfterRollback()).as("only while that run lasts").isFalse();
     }
 
     @org.junit.jupiter.api.Test

@@ -62,8 +62,12 @@ public final class ThroughputBench {
     /** The CDI phases fire from each of these numbers of threads (and the reference schedules from as many). */
     private static final List<Integer> FIRE_THREADS = java.util.Arrays.stream(System.getProperty("bench.fire-threads", "4,20")
             .split(",")).map(String::trim).map(Integer::valueOf).toList();
-    /** POSTs before the HTTP measurement: the request path (Grizzly, Jersey, security) gets compiled first too. */
-    private static final int HTTP_WARMUP = Integer.getInteger("bench.http-warmup", 3_000);
+    /**
+     * POSTs before the HTTP measurement: the request path (Grizzly, security, the intake servlet) gets
+     * compiled first too. 3,000 left the C2 compiler with 41 % of a single-event phase's CPU
+     * (async-profiler, 2026-12-06); 10,000 is what issue 34's outside harness warmed with.
+     */
+    private static final int HTTP_WARMUP = Integer.getInteger("bench.http-warmup", 10_000);
     /** Events per POST of the batch scenario (a JSON array, stored in one transaction); 0 leaves it out. */
     private static final int HTTP_BATCH = Integer.getInteger("bench.http-batch", 100);
     private static final long CLOCK_TICKS = 100; // USER_HZ on Linux
