@@ -359,6 +359,11 @@ public final class GroupCommit implements Tx {
     }
 
     private void commit(List<Unit<?>> batch) {
+        if (batch.size() == 1) {
+            // alone anyway: in the caller's way, on real counts (a deadlock victim runs again)
+            batch.get(0).runAlone(this::alone);
+            return;
+        }
         // works whose every write is a deferrable update are recorded (no transaction needed for
         // that), the others run in the shared transaction; the recorded ones run as batches after them
         List<List<NativeSql>> recorded = new ArrayList<>();
@@ -370,13 +375,6 @@ public final class GroupCommit implements Tx {
             } else {
                 recorded.add(statements);
             }
-        }
-        if (batch.size() == 1 && recorded.isEmpty()) {
-            // alone anyway: in the caller's way (a deadlock victim runs again), not as a batch that
-            // would run it a second time after a failure. A lone recorded work goes on below: on
-            // PostgreSQL its writes are one statement (OneStatementWork) instead of one each
-            batch.get(0).runAlone(this::alone);
-            return;
         }
         boolean[] committing = new boolean[1];
         try {

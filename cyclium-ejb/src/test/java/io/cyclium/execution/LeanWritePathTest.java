@@ -273,9 +273,12 @@ class LeanWritePathTest {
         assertThat(rig.batches).as("shared transactions were committed").isNotEmpty();
         assertThat(rig.tx.transactions()).as("transactions for " + count + " episodes")
                 .isLessThan(2L * count);
-        // PostgreSQL: the terminal write's three (row, journal, lease) are one statement in a batch
-        assertThat(rig.tx.statements()).as("statements: five per episode, three on PostgreSQL")
-                .isEqualTo(perEpisode(vendor) * count);
+        // PostgreSQL: the terminal write's three (row, journal, lease) are one statement in a shared
+        // batch; a write that found the writer idle runs alone, three statements (two more) as before
+        long lean = perEpisode(vendor) * count;
+        long lone = vendor == Vendor.POSTGRESQL ? 2L * (count / 10) : 0L;
+        assertThat(rig.tx.statements()).as("statements: five per episode, three on PostgreSQL in a batch")
+                .isBetween(lean, lean + lone);
     }
 
     /** A trivial episode's statements when its writes share batches: two to store it, then its terminal write. */
@@ -314,7 +317,7 @@ class LeanWritePathTest {
         // statement that always changed another number of rows than recorded (one give-back of both
         // slots) would run every batch twice: about 16 per episode
         long lean = perEpisode(vendor) * count + (vendor == Vendor.POSTGRESQL ? 2L : 4L) * count;
-        assertThat(rig.tx.statements()).as("statements").isBetween(lean, lean + lean / 10);
+        assertThat(rig.tx.statements()).as("statements").isBetween(lean, lean + lean / 10 + lean / 20);
     }
 
     @ParameterizedTest
