@@ -2,6 +2,7 @@ package io.cyclium.actor;
 
 import io.cyclium.keys.CanonicalJson;
 
+import io.cyclium.store.Jsons;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -250,7 +251,7 @@ public final class PayloadFilter {
     }
 
     private static JsonValue toJson(Object value, String describe) {
-        JsonProvider json = Json.PROVIDER;
+        JsonProvider json = Jsons.provider();
         if (value == null) {
             return JsonValue.NULL;
         } else if (value instanceof JsonValue jsonValue) {
@@ -286,7 +287,7 @@ public final class PayloadFilter {
             if (closingQuote(token) != token.length() - 1) {
                 throw invalid(entry, "value " + token + " is not a single JSON string");
             }
-            try (JsonReader reader = Json.PROVIDER.createReader(new StringReader(token))) {
+            try (JsonReader reader = Jsons.provider().createReader(new StringReader(token))) {
                 JsonValue value = reader.readValue();
                 if (value.getValueType() == JsonValue.ValueType.STRING) {
                     return value;
@@ -310,9 +311,9 @@ public final class PayloadFilter {
                 break;
         }
         if (JSON_NUMBER.matcher(token).matches()) {
-            return Json.PROVIDER.createValue(new BigDecimal(token));
+            return Jsons.provider().createValue(new BigDecimal(token));
         }
-        return Json.PROVIDER.createValue(token);
+        return Jsons.provider().createValue(token);
     }
 
     /** The index of the quote that closes the string opened at index 0, or -1 if none does. */
@@ -367,10 +368,5 @@ public final class PayloadFilter {
 
     private static IllegalArgumentException invalid(String entry, String problem) {
         return new IllegalArgumentException("payload filter entry \"" + entry + "\" is invalid: " + problem);
-    }
-
-    /** Looked up once, on first use: a provider lookup per call would scan the class path. */
-    private static final class Json {
-        static final JsonProvider PROVIDER = JsonProvider.provider();
     }
 }

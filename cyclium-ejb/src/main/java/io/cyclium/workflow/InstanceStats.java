@@ -1,6 +1,6 @@
 package io.cyclium.workflow;
 
-import jakarta.json.Json;
+import io.cyclium.store.Jsons;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.time.Duration;
@@ -75,10 +75,10 @@ public record InstanceStats(long durationMs, int stepsRun, int attempts, int ret
     }
 
     public JsonObject toJson() {
-        JsonObjectBuilder steps = Json.createObjectBuilder();
+        JsonObjectBuilder steps = Jsons.object();
         stepMs.forEach(steps::add);
-        return Json.createObjectBuilder().add("durationMs", durationMs).add("stepsRun", stepsRun).add("attempts", attempts)
-                .add("retries", retries).add("stepMs", steps).add("criticalPath", Json.createArrayBuilder(criticalPath))
+        return Jsons.object().add("durationMs", durationMs).add("stepsRun", stepsRun).add("attempts", attempts)
+                .add("retries", retries).add("stepMs", steps).add("criticalPath", Jsons.provider().createArrayBuilder(criticalPath))
                 .add("criticalPathMs", criticalPathMs).build();
     }
 }

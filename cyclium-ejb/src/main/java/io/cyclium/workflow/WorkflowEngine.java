@@ -1,6 +1,7 @@
 package io.cyclium.workflow;
 
 import io.cyclium.audit.PendingAudit;
+import io.cyclium.store.Jsons;
 import jakarta.persistence.EntityManager;
 import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.episode.EpisodeFinished;
@@ -11,7 +12,6 @@ import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
 import io.cyclium.telemetry.TraceSpan;
 import io.cyclium.telemetry.Tracing;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -622,18 +622,18 @@ public final class WorkflowEngine {
     /** The step episode's payload: the instance payload, who it runs for, and its dependencies' summaries. */
     private JsonObject input(EntityManager em, InstanceRow instance, StepDefinition sd, int attempt, Map<String, StepRow> byId,
             Map<String, String> summaries) {
-        JsonObjectBuilder upstream = Json.createObjectBuilder();
+        JsonObjectBuilder upstream = Jsons.object();
         for (String dep : sd.dependsOn()) {
             StepRow d = byId.get(dep);
             if (d != null && d.episodeId() != null) {
                 String summary = summaries != null ? summaries.get(dep)
                         : flushedFirst(em).episode(em, d.episodeId()).map(WorkflowQueries.EpisodeOutcome::summary).orElse(null);
-                upstream.add(dep, summary == null ? Json.createObjectBuilder().add("state", d.state()).build()
-                        : Json.createObjectBuilder().add("state", d.state()).add("summary", summary).build());
+                upstream.add(dep, summary == null ? Jsons.object().add("state", d.state()).build()
+                        : Jsons.object().add("state", d.state()).add("summary", summary).build());
             }
         }
-        return Json.createObjectBuilder(instance.payload())
-                .add("workflow", Json.createObjectBuilder().add("workflowId", instance.workflowId())
+        return Jsons.object(instance.payload())
+                .add("workflow", Jsons.object().add("workflowId", instance.workflowId())
                         .add("instanceId", instance.id()).add("stepId", sd.id()).add("attempt", attempt))
                 .add("upstream", upstream).build();
     }

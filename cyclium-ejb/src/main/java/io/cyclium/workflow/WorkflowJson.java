@@ -1,8 +1,8 @@
 package io.cyclium.workflow;
 
+import io.cyclium.store.Jsons;
 import io.cyclium.timing.RetryPolicy;
 import io.cyclium.problem.Problem;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
@@ -106,30 +106,30 @@ public final class WorkflowJson {
     }
 
     public static JsonObject write(WorkflowDefinition def) {
-        JsonArrayBuilder triggers = Json.createArrayBuilder();
+        JsonArrayBuilder triggers = Jsons.array();
         for (WorkflowTrigger t : def.triggers()) {
-            JsonObjectBuilder b = Json.createObjectBuilder().add("type", t.type());
+            JsonObjectBuilder b = Jsons.object().add("type", t.type());
             if (t.event() != null) {
                 b.add("event", t.event());
             }
             if (!t.filter().isEmpty()) {
-                b.add("filter", Json.createArrayBuilder(t.filter()));
+                b.add("filter", Jsons.provider().createArrayBuilder(t.filter()));
             }
             if (t.every() != null) {
                 b.add("every", t.every());
             }
             triggers.add(b);
         }
-        JsonArrayBuilder steps = Json.createArrayBuilder();
+        JsonArrayBuilder steps = Jsons.array();
         for (StepDefinition s : def.steps()) {
             RetryPolicy r = s.retry();
-            JsonObjectBuilder step = Json.createObjectBuilder().add("id", s.id()).add("actor", s.actor())
-                    .add("expectation", s.expectation()).add("dependsOn", Json.createArrayBuilder(s.dependsOn())).add("critical", s.critical())
+            JsonObjectBuilder step = Jsons.object().add("id", s.id()).add("actor", s.actor())
+                    .add("expectation", s.expectation()).add("dependsOn", Jsons.provider().createArrayBuilder(s.dependsOn())).add("critical", s.critical())
                     .add("approval", s.approval()).add("onFailure", s.onFailure().wire())
-                    .add("retry", Json.createObjectBuilder().add("maxAttempts", r.maxAttempts())
+                    .add("retry", Jsons.object().add("maxAttempts", r.maxAttempts())
                             .add("initialDelay", r.initialDelay().toString()).add("multiplier", r.multiplier())
                             .add("maxDelay", r.maxDelay().toString()).add("jitter", r.jitter())
-                            .add("nonRetryable", Json.createArrayBuilder(r.nonRetryable().stream().sorted().toList())));
+                            .add("nonRetryable", Jsons.provider().createArrayBuilder(r.nonRetryable().stream().sorted().toList())));
             if (s.priority() != 0) {
                 step.add("priority", s.priority()); // only when set: a document without it reads as before
             }
@@ -146,7 +146,7 @@ public final class WorkflowJson {
             }
             steps.add(step);
         }
-        return Json.createObjectBuilder().add("id", def.id()).add("subjectKey", def.subjectKey()).add("triggers", triggers)
+        return Jsons.object().add("id", def.id()).add("subjectKey", def.subjectKey()).add("triggers", triggers)
                 .add("steps", steps).build();
     }
 

@@ -2,6 +2,7 @@ package io.cyclium.workflow;
 
 import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.Jsons;
 import io.cyclium.store.NativeSql;
 import io.cyclium.store.RunAgain;
 import io.cyclium.store.UniqueInsert;
@@ -351,7 +352,7 @@ public final class WorkflowStore {
         columns.put("id", i.id());
         columns.put("workflow_id", i.workflowId());
         columns.put("status", InstanceStatus.PENDING);
-        columns.put("step_states", "{\"scheduled\":" + jakarta.json.Json.createArrayBuilder(
+        columns.put("step_states", "{\"scheduled\":" + Jsons.provider().createArrayBuilder(
                 steps.stream().map(StepDefinition::id).toList()).build() + "}");
         columns.put("trigger_ref", i.payload().toString());
         columns.put("subject_value", i.subject());

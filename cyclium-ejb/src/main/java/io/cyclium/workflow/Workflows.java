@@ -16,6 +16,7 @@ import io.cyclium.runtime.RecoverySwept;
 import io.cyclium.store.DatabaseTime;
 import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.JsonText;
+import io.cyclium.store.Jsons;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.BackgroundPass;
 import io.cyclium.telemetry.Telemetry;
@@ -261,7 +262,7 @@ public class Workflows {
                     continue;
                 }
                 io.cyclium.timing.ScheduleBuckets buckets = io.cyclium.timing.ScheduleBuckets.every(java.time.Duration.parse(t.every()));
-                JsonObject payload = jakarta.json.Json.createObjectBuilder()
+                JsonObject payload = Jsons.object()
                         .add("scheduledFor", buckets.bucketStart(now).toString()).build();
                 if (engine().startForBucket(def, buckets.bucket(now), new WorkflowEngine.Start(payload, null, null,
                         config.stackSlug(), config.env(), "schedule " + t.every())).isPresent()) {

@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * {@code target/bench/profile-<run>-<phase>-<pid>.collapsed} (one line per stack and its count;
  * {@code grep}, or any flame-graph tool, reads them). Off without the property; the profiler's own
  * cost is in the phase's figures when on, so profiled rounds are for reading, not for comparing.
- * {@code -Dbench.profile-event=alloc} samples allocations instead (sites by the bytes they allocate).
+ * {@code -Dbench.profile-event=alloc} samples allocations instead (sites by the bytes they allocate);
+ * {@code wall} samples every thread's wall clock every 2 ms, with the thread's name as each stack's root
+ * (where a latency goes, waits included).
  */
 final class Profiler {
 
@@ -32,8 +34,12 @@ final class Profiler {
             return;
         }
         for (long pid : pids) {
-            run(EVENT.equals("itimer") ? List.of("start", "-e", "itimer", "-i", "1ms", Long.toString(pid))
-                    : List.of("start", "-e", EVENT, Long.toString(pid)));
+            run(switch (EVENT) {
+                case "itimer" -> List.of("start", "-e", "itimer", "-i", "1ms", Long.toString(pid));
+                // wall clock, per thread: where a latency goes, waits included (read one thread kind at a time)
+                case "wall" -> List.of("start", "-e", "wall", "-i", "2ms", "--threads", Long.toString(pid));
+                default -> List.of("start", "-e", EVENT, Long.toString(pid));
+            });
         }
     }
 
@@ -44,6 +50,11 @@ final class Profiler {
         for (long pid : pids) {
             Path out = Path.of("target/bench", "profile-" + phase.replaceAll("[^A-Za-z0-9.-]+", "_") + "-" + pid + ".collapsed")
                     .toAbsolutePath();
+            try {
+                Files.createDirectories(out.getParent());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
             run(List.of("stop", "-o", "collapsed", "-f", out.toString(), Long.toString(pid)));
             System.out.printf(Locale.ROOT, "[bench]   profile of node %d: %s%n", pid, out);
         }

@@ -511,7 +511,7 @@ public final class ThroughputBench {
         }
     }
 
-    private static final class Measure {
+    static final class Measure {
         private final OwnPostgres pg;
         private final String db;
         private final List<Long> nodes;

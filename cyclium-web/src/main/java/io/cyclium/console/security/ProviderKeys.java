@@ -1,12 +1,11 @@
 package io.cyclium.console.security;
 
-import jakarta.json.Json;
+import io.cyclium.store.Jsons;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import java.io.IOException;
-import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -126,7 +125,7 @@ final class ProviderKeys {
         if (response.statusCode() != 200) {
             throw new ProviderUnreachable("the provider's " + what + " " + uri + " answered " + response.statusCode(), null);
         }
-        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+        try (JsonReader reader = Jsons.reader(response.body())) {
             return reader.readObject();
         } catch (JsonException | IllegalStateException e) {
             throw new ProviderUnreachable("the provider's " + what + " " + uri + " is not a JSON object", e);
