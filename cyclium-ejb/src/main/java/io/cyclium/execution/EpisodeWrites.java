@@ -10,6 +10,8 @@ import io.cyclium.episode.WaitStore;
 import io.cyclium.claims.HeldClaim;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import io.cyclium.store.DatabaseVendor;
+import io.cyclium.store.OneStatementWrites;
 import io.cyclium.store.Undo;
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
@@ -349,40 +351,61 @@ final class EpisodeWrites {
         boolean releasing = env.heldSlots().holds(episodeId);
         List<Optional<Runnable>> advanced = new ArrayList<>(1);
         Reruns reruns = new Reruns();
+        // the row, the journal, the lease and the slots: recorded once, run for real on a rerun
+        Function<EntityManager, Boolean> writes = w -> {
+            settledHere[0] = false;
+            if (!work.apply(w)) {
+                return false;
+            }
+            if (settling != null && settles.getAsBoolean()) {
+                Optional<Boolean> settled = env.claims().settleIn(w, settling, success, failDetail);
+                if (settled.isPresent() && !settled.get()) {
+                    throw new Undo("its lease " + settling + " moved on");
+                }
+                settledHere[0] = settled.isPresent();
+            }
+            if (releasing && settles.getAsBoolean()) {
+                // the run leaves (ends, or sleeps and waits elsewhere): its concurrency slots go with this commit
+                env.heldSlots().releaseIn(w, episodeId);
+            }
+            return true;
+        };
+        // A step's terminal write runs in a transaction of its own and reads its instance after
+        // these writes: on PostgreSQL they go out first as one statement (OneStatementWrites), as a
+        // shared batch would send them. A count other than one rolls that transaction back and the
+        // write runs again with each statement for real.
+        boolean[] oneStatement = {ending != null && env.store().vendor() == DatabaseVendor.POSTGRESQL};
+        Function<EntityManager, Boolean> run = em -> {
+            advanced.clear();
+            if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
+                // the earlier run committed (its answer was lost): its settlement stands as it
+                // was, and so does its advancement (what it would have started after its commit
+                // is left to recovery: the next steps' rows are stored, their first leases lapse)
+                return true;
+            }
+            Optional<Boolean> sent = oneStatement[0] ? OneStatementWrites.send(em, writes) : Optional.empty();
+            if (!(sent.isPresent() ? sent.get() : writes.apply(em))) {
+                return false;
+            }
+            if (ending != null) {
+                advanced.add(env.advancement().inTerminalWrite(em, ending));
+            }
+            reruns.ran(em);
+            return true;
+        };
         try {
             // A step's advancement holds its instance's row and runs a dozen statements: in a shared
             // batch it would keep every other write of the batch waiting on that row (another node's
             // batch advancing the same instance) and run one unit after the other on the single
             // writer thread. It takes a transaction of its own, on this task's thread.
-            boolean done = inTransaction(what, ending != null, em -> {
-                advanced.clear();
-                if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
-                    // the earlier run committed (its answer was lost): its settlement stands as it
-                    // was, and so does its advancement (what it would have started after its commit
-                    // is left to recovery: the next steps' rows are stored, their first leases lapse)
-                    return true;
-                }
-                settledHere[0] = false;
-                if (!work.apply(em)) {
-                    return false;
-                }
-                if (settling != null && settles.getAsBoolean()) {
-                    Optional<Boolean> settled = env.claims().settleIn(em, settling, success, failDetail);
-                    if (settled.isPresent() && !settled.get()) {
-                        throw new Undo("its lease " + settling + " moved on");
-                    }
-                    settledHere[0] = settled.isPresent();
-                }
-                if (releasing && settles.getAsBoolean()) {
-                    // the run leaves (ends, or sleeps and waits elsewhere): its concurrency slots go with this commit
-                    env.heldSlots().releaseIn(em, episodeId);
-                }
-                if (ending != null) {
-                    advanced.add(env.advancement().inTerminalWrite(em, ending));
-                }
-                reruns.ran(em);
-                return true;
-            });
+            boolean done;
+            try {
+                done = inTransaction(what, ending != null, run);
+            } catch (OneStatementWrites.Mismatch mismatch) {
+                LOG.fine(() -> "Episode " + episodeId + ": " + mismatch.getMessage() + "; its terminal write runs again statement by statement");
+                oneStatement[0] = false;
+                done = inTransaction(what, ending != null, run);
+            }
             claimSettled = done && settledHere[0];
             goesOn[0] = done && !settles.getAsBoolean();
             if (done && releasing && !goesOn[0]) {

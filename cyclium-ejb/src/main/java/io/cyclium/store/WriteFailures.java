@@ -26,7 +26,7 @@ public final class WriteFailures {
 
     /** Whether running the same write again later may succeed. {@link Undo} never is a failure here. */
     public static boolean retryable(Throwable t) {
-        if (t instanceof Undo) {
+        if (t instanceof Undo || t instanceof OneStatementWrites.Mismatch) {
             return false;
         }
         if (t instanceof GroupCommit.HandOverTimeout) {

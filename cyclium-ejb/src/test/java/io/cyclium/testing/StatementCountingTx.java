@@ -30,6 +30,7 @@ public final class StatementCountingTx implements Tx {
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong batched = new AtomicLong();
     private final java.util.List<String> texts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.List<String> connectionTexts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public StatementCountingTx(Tx delegate) {
         this.delegate = delegate;
@@ -48,6 +49,11 @@ public final class StatementCountingTx implements Tx {
     /** The text of every query created on the EntityManager, in order (statements on the raw connection are not here). */
     public java.util.List<String> texts() {
         return texts;
+    }
+
+    /** The text of every statement run on the raw JDBC connection, once per execution or batched row, in order. */
+    public java.util.List<String> connectionTexts() {
+        return connectionTexts;
     }
 
     /** Of {@link #statements()}, those added to a JDBC batch. */
@@ -89,10 +95,12 @@ public final class StatementCountingTx implements Tx {
                         return result;
                     }
                     PreparedStatement ps = (PreparedStatement) result;
+                    String text = args != null && args.length > 0 && args[0] instanceof String t ? t : "?";
                     return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
                             new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
                                 if (STATEMENT_RUNS.contains(m.getName()) && (a == null || a.length == 0)) {
                                     statements.incrementAndGet();
+                                    connectionTexts.add(text);
                                     if ("addBatch".equals(m.getName())) {
                                         batched.incrementAndGet();
                                     }

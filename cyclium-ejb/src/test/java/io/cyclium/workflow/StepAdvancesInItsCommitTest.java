@@ -88,15 +88,21 @@ class StepAdvancesInItsCommitTest {
 
         /** Runs a step's episode to done on this thread; {@code onFinished} hears its terminal event (after the commit). */
         void run(String episodeId, java.util.function.Consumer<EpisodeFinished> onFinished) {
+            run(episodeId, db, new PassthroughClaimGate(), null, onFinished, EpisodeTask.Outcome.FINISHED);
+        }
+
+        /** {@link #run}, its writes through {@code tx}, holding {@code lease} of {@code gate} (a node's lease of the step's episode). */
+        void run(String episodeId, io.cyclium.store.Tx tx, io.cyclium.claims.ClaimGate gate, io.cyclium.claims.HeldClaim lease,
+                java.util.function.Consumer<EpisodeFinished> onFinished, EpisodeTask.Outcome expected) {
             ExpectationDefinition exp = new ExpectationDefinition("worker", "work", DoneAtOnce.class, List.of(), Optional.empty(),
                     Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
                     new Budget(10, Duration.ofMinutes(1)), 0, Duration.ofMinutes(1), null);
             StrategyLookup lookup = new OneStrategy(exp, new DoneAtOnce());
-            TaskEnvironment env = new TaskEnvironment(db, store, lookup, new PassthroughClaimGate(), null, onFinished, clock,
+            TaskEnvironment env = new TaskEnvironment(tx, store, lookup, gate, null, onFinished, clock,
                     NODE, telemetry).withAdvancement(engine::finishInCommit);
-            EpisodeTask task = new EpisodeTask(env, episodeId, null, false, null, new RunControl(episodeId), o -> { });
+            EpisodeTask task = new EpisodeTask(env, episodeId, null, false, lease, new RunControl(episodeId), o -> { });
             task.run();
-            assertThat(task.outcome()).isEqualTo(EpisodeTask.Outcome.FINISHED);
+            assertThat(task.outcome()).isEqualTo(expected);
         }
 
         Map<String, StepRow> steps(String instanceId) {
@@ -318,6 +324,77 @@ class StepAdvancesInItsCommitTest {
             assertThat(sent).as("the instance and its steps in one statement, the steps again after the wait")
                     .filteredOn(t -> t.startsWith("SELECT") && t.contains("cyclium_workflow_steps")).hasSize(2);
         }
+    }
+
+    /** A started diamond's first step, its episode and its lease as a node's gate took it. */
+    record LeasedStep(String instanceId, String episodeId, String key, io.cyclium.claims.LeasedClaimGate gate,
+            io.cyclium.claims.HeldClaim lease) {
+    }
+
+    private static LeasedStep leasedFirstStep(Rig rig) {
+        String id = rig.engine.start(rig.def, whole());
+        io.cyclium.claims.LeasedClaimGate gate = new io.cyclium.claims.LeasedClaimGate(new io.cyclium.claims.JpaWorkClaims(
+                rig.db, rig.db.vendor(), io.cyclium.telemetry.Telemetry.NOOP), NODE, 30, io.cyclium.telemetry.Telemetry.NOOP);
+        String key = StepLauncher.dedupeKey(id, "a", 1);
+        return new LeasedStep(id, rig.episodes.only("a", 1).episodeId(), key, gate, gate.acquire(key, "episode").orElseThrow());
+    }
+
+    private static String one(Rig rig, String sql, String param) {
+        return rig.db.inNewTransaction(em -> String.valueOf(em.createNativeQuery(sql).setParameter(1, param).getSingleResult()));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_s_terminal_write_sends_its_row_its_journal_and_its_lease_as_one_statement_on_postgresql_then_advances(Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        LeasedStep step = leasedFirstStep(rig);
+        String id = step.instanceId();
+        String a = step.episodeId();
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(rig.db);
+
+        rig.run(a, counted, step.gate(), step.lease(), e -> { }, EpisodeTask.Outcome.FINISHED);
+
+        List<String> sent = java.util.stream.Stream.concat(counted.texts().stream(), counted.connectionTexts().stream())
+                .map(t -> t.replaceAll("\\s+", " ").trim()).toList();
+        if (vendor == Vendor.POSTGRESQL) {
+            assertThat(sent).as("the row done, its journal row and its lease settled: one statement")
+                    .filteredOn(t -> t.contains("UPDATE cyclium_episodes") && t.contains("INSERT INTO cyclium_episode_steps")
+                            && t.contains("UPDATE cyclium_work_claims")).hasSize(1);
+            assertThat(sent).as("none of them sent on its own")
+                    .noneMatch(t -> t.startsWith("UPDATE cyclium_episodes SET status") || t.startsWith("UPDATE cyclium_work_claims")
+                            || t.startsWith("INSERT INTO cyclium_episode_steps"));
+        } else {
+            assertThat(sent).as("a statement each elsewhere").filteredOn(t -> t.startsWith("UPDATE cyclium_work_claims")).hasSize(1);
+        }
+        assertThat(one(rig, "SELECT status FROM cyclium_episodes WHERE id = ?1", a)).isEqualTo("done");
+        assertThat(one(rig, "SELECT COUNT(*) FROM cyclium_episode_steps WHERE episode_id = ?1", a)).isEqualTo("1");
+        assertThat(one(rig, "SELECT state FROM cyclium_work_claims WHERE dedupe_key = ?1", step.key())).isEqualTo("done");
+        assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.COMPLETED);
+        assertThat(rig.stored(id, "b", 1)).as("the next steps stored in the same commit").isPresent();
+        assertThat(rig.stored(id, "c", 1)).isPresent();
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_step_whose_lease_moved_on_leaves_nothing_of_its_terminal_write_though_its_row_and_journal_parts_applied(Vendor vendor) {
+        Rig rig = new Rig(vendor, diamond());
+        LeasedStep step = leasedFirstStep(rig);
+        String id = step.instanceId();
+        String a = step.episodeId();
+        String key = step.key();
+        // another node took the lease over (its own fence) while this one still runs the step
+        rig.db.inNewTransaction(em -> em.createNativeQuery("UPDATE cyclium_work_claims SET owner_node = 'other-node',"
+                + " fence = fence + 1 WHERE dedupe_key = ?1").setParameter(1, key).executeUpdate());
+
+        rig.run(a, rig.db, step.gate(), step.lease(), e -> { }, EpisodeTask.Outcome.CLAIM_LOST);
+
+        // on PostgreSQL the one statement's row and journal parts changed their rows though its lease part
+        // changed none: the write rolled back and ran again statement by statement, which met the lease
+        assertThat(one(rig, "SELECT status FROM cyclium_episodes WHERE id = ?1", a)).as("the episode is the new owner's").isEqualTo("running");
+        assertThat(one(rig, "SELECT COUNT(*) FROM cyclium_episode_steps WHERE episode_id = ?1", a)).isEqualTo("0");
+        assertThat(one(rig, "SELECT owner_node FROM cyclium_work_claims WHERE dedupe_key = ?1", key)).isEqualTo("other-node");
+        assertThat(rig.steps(id).get("a").state()).isNotEqualTo(StepState.COMPLETED);
+        assertThat(rig.stored(id, "b", 1)).as("no next step advanced by a write that was not this node's").isEmpty();
     }
 
     @ParameterizedTest(name = "on {0}")
