@@ -33,10 +33,11 @@ final class OwnPostgres implements AutoCloseable {
             // plans per statement for the top-statements lines; off otherwise (it costs a lock per plan)
             settings.add("pg_stat_statements.track_planning=on");
         }
-        // more server settings for a diagnosis, e.g. -Dbench.pg-settings=log_lock_waits=on,deadlock_timeout=20ms
+        // more server settings for a diagnosis, e.g. -Dbench.pg-settings=log_lock_waits=on,deadlock_timeout=20ms;
+        // a | stands for a comma inside one value (shared_preload_libraries=pg_stat_statements|auto_explain)
         for (String extra : System.getProperty("bench.pg-settings", "").split(",")) {
             if (!extra.isBlank()) {
-                settings.add(extra.trim());
+                settings.add(extra.trim().replace('|', ','));
             }
         }
         OwnPostgres pg = new OwnPostgres(PrivateDatabaseServer.start(HarnessDatabase.Vendor.POSTGRESQL, root, settings));
