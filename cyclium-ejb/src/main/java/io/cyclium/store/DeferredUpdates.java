@@ -76,6 +76,28 @@ final class DeferredUpdates {
         return ((Recorder) Proxy.getInvocationHandler(recording)).refused;
     }
 
+    /** A work's statements, recorded, and the answer it gave on being told 1 row for each. */
+    record Recording<T>(List<NativeSql> statements, T answer) {
+    }
+
+    /**
+     * Runs {@code work} against a recording entity manager: its statements and answer when every
+     * write was a deferrable update (the answer then holds only if each changes one row), else null
+     * (nothing was sent anywhere: the caller runs it for real).
+     */
+    static <T> Recording<T> recorded(java.util.function.Function<EntityManager, T> work) {
+        List<NativeSql> statements = new ArrayList<>();
+        EntityManager recording = recording(statements);
+        try {
+            T answer = work.apply(recording);
+            return refused(recording) ? null : new Recording<>(statements, answer);
+        } catch (RuntimeException e) {
+            // not deferrable (a read, a statement of its own), or failed although told 1 every
+            // time: either way it runs for real, where it meets the real counts
+            return null;
+        }
+    }
+
     static boolean isRecording(EntityManager em) {
         return Proxy.isProxyClass(em.getClass()) && Proxy.getInvocationHandler(em) instanceof Recorder;
     }

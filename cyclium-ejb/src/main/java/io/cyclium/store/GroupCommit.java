@@ -235,27 +235,6 @@ public final class GroupCommit implements Tx {
         }
     }
 
-    /** A work's statements, recorded, and the answer it gave on being told 1 row for each. */
-    private record Recording<T>(List<NativeSql> statements, T answer) {
-    }
-
-    /**
-     * Runs {@code work} against a recording entity manager: its statements and answer when every
-     * write was a deferrable update (the answer then holds only if each changes one row), else null.
-     */
-    private static <T> Recording<T> record(Function<EntityManager, T> work) {
-        List<NativeSql> statements = new ArrayList<>();
-        EntityManager recording = DeferredUpdates.recording(statements);
-        try {
-            T answer = work.apply(recording);
-            return DeferredUpdates.refused(recording) ? null : new Recording<>(statements, answer);
-        } catch (RuntimeException e) {
-            // not deferrable (a read, a statement of its own), or failed although told 1 every
-            // time: either way it runs for real, where it meets the real counts
-            return null;
-        }
-    }
-
     /** The writes of one {@link #inRecordedTransaction}, waiting to go to the database as batches. */
     private final class Recorded {
         private final List<List<NativeSql>> works = new ArrayList<>();
@@ -264,7 +243,7 @@ public final class GroupCommit implements Tx {
         private boolean mismatched;
 
         <T> T take(Function<EntityManager, T> work, Consumer<Boolean> settled) {
-            Recording<T> r = record(work);
+            DeferredUpdates.Recording<T> r = DeferredUpdates.recorded(work);
             if (r == null) {
                 return forReal(work, settled);
             }
@@ -424,7 +403,7 @@ public final class GroupCommit implements Tx {
          * deferrable update (its result then holds only if each changes one row), else null.
          */
         List<NativeSql> record() {
-            Recording<T> r = GroupCommit.record(work);
+            DeferredUpdates.Recording<T> r = DeferredUpdates.recorded(work);
             if (r == null) {
                 return null;
             }

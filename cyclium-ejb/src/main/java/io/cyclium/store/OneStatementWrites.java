@@ -1,7 +1,6 @@
 package io.cyclium.store;
 
 import jakarta.persistence.EntityManager;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -40,24 +39,15 @@ public final class OneStatementWrites {
      * Like a group commit's works, {@code writes} must be safe to run twice (recorded, then for real).
      */
     public static <T> Optional<T> send(EntityManager em, Function<EntityManager, T> writes) {
-        List<NativeSql> statements = new ArrayList<>();
-        EntityManager recording = DeferredUpdates.recording(statements);
-        T answer;
-        try {
-            answer = writes.apply(recording);
-        } catch (RuntimeException e) {
-            // a read or a statement of its own (refused), or a failure although told 1 each time:
-            // either way it runs for real, where it meets the real counts
-            return Optional.empty();
-        }
-        if (DeferredUpdates.refused(recording)) {
+        DeferredUpdates.Recording<T> r = DeferredUpdates.recorded(writes);
+        if (r == null) {
             return Optional.empty();
         }
         try {
-            DeferredUpdates.run(em, List.of(statements), true);
+            DeferredUpdates.run(em, List.of(r.statements()), true);
         } catch (DeferredUpdates.CountMismatch e) {
             throw new Mismatch(e.getMessage());
         }
-        return Optional.of(java.util.Objects.requireNonNull(answer, "a recorded work answers something"));
+        return Optional.of(java.util.Objects.requireNonNull(r.answer(), "a recorded work answers something"));
     }
 }
