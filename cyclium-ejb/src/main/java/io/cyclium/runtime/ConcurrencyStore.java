@@ -159,12 +159,30 @@ public final class ConcurrencyStore {
         return NONE;
     }
 
-    /** Puts the episode on the free row {@code number}; false when it is not free (any more) or not there. */
+    /**
+     * Puts the episode on the free row {@code number}; false when it is not free (any more), not
+     * there, or — on PostgreSQL — locked by another transaction right now (taking or giving it back).
+     *
+     * <p>Why not wait for that lock: takers of one key in shared transactions each hold the rows they
+     * took until their commit, and two of them that read the same free numbers and then tried them
+     * in opposite orders deadlocked (three nodes, a limit of 2: a deadlock every few seconds, each
+     * costing PostgreSQL's one-second detection and a rerun of every write of the losing batch). A
+     * locked row is passed over like a taken one: the caller tries another number, or the key waits
+     * for the next pass. The guard is unchanged: {@code episode_id IS NULL} decides, and the row is
+     * locked by this statement before it is changed. MariaDB detects deadlocks at once and keeps the
+     * plain statement.
+     */
     private boolean occupy(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
-        return new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = ").value(episodeId)
+        NativeSql update = new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = ").value(episodeId)
                 .sql(", holder = ").value(holder).sql(", taken_at = " + vendor.utcNow() + " WHERE scope = ").value(slot.scope())
                 .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
-                .sql(" AND episode_id IS NULL").executeUpdate(em) == 1;
+                .sql(" AND episode_id IS NULL");
+        if (vendor == DatabaseVendor.POSTGRESQL) {
+            update.sql(" AND ctid = (SELECT ctid FROM cyclium_concurrency_slots WHERE scope = ").value(slot.scope())
+                    .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
+                    .sql(" AND episode_id IS NULL FOR UPDATE SKIP LOCKED)");
+        }
+        return update.executeUpdate(em) == 1;
     }
 
     private boolean insert(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
