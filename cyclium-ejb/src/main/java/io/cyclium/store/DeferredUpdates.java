@@ -178,9 +178,11 @@ final class DeferredUpdates {
      * a batch settling several of the node's leases and a tick could each hold a row the other
      * waited for, a deadlock that PostgreSQL breaks only after {@code deadlock_timeout} (1 s, both
      * writers of the node stalled until then; seen about once per tick in the benchmark). The works
-     * are independent of each other, so any order is theirs; a work that runs for real beside
-     * the recorded ones takes its locks earlier and may still close such a cycle (rare: it costs
-     * one rerun, never a wrong answer).
+     * are independent of each other, so any order is theirs. A work that runs for real beside
+     * the recorded ones takes its locks earlier, out of that order: it closed such cycles with the
+     * tick now and then, which is why the tick now passes over rows a transaction holds instead of
+     * waiting (SKIP LOCKED); two batches of two writers of a node may still meet that way (rare: it
+     * costs one rerun, never a wrong answer).
      */
     static List<List<NativeSql>> inLockOrder(List<List<NativeSql>> works) {
         List<List<NativeSql>> free = new ArrayList<>();
