@@ -173,19 +173,41 @@ public final class ConcurrencyStore {
      * plain statement.
      */
     private boolean occupy(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
-        NativeSql update = new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = ").value(episodeId)
-                .sql(", holder = ").value(holder).sql(", taken_at = " + vendor.utcNow() + " WHERE scope = ").value(slot.scope())
-                .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
-                .sql(" AND episode_id IS NULL");
+        NativeSql update = freeRow(new NativeSql().sql("UPDATE cyclium_concurrency_slots SET episode_id = ").value(episodeId)
+                .sql(", holder = ").value(holder).sql(", taken_at = " + vendor.utcNow()), slot, number);
         if (vendor == DatabaseVendor.POSTGRESQL) {
-            update.sql(" AND ctid = (SELECT ctid FROM cyclium_concurrency_slots WHERE scope = ").value(slot.scope())
-                    .sql(" AND concurrency_key = ").value(slot.key()).sql(" AND slot_no = ").value(number)
-                    .sql(" AND episode_id IS NULL FOR UPDATE SKIP LOCKED)");
+            freeRow(update.sql(" AND ctid = (SELECT ctid FROM cyclium_concurrency_slots"), slot, number).sql(" FOR UPDATE SKIP LOCKED)");
         }
         return update.executeUpdate(em) == 1;
     }
 
+    /** Appends the condition of row {@code number} of {@code slot}'s key while it is free. */
+    private static NativeSql freeRow(NativeSql sql, ConcurrencySlot slot, int number) {
+        return sql.sql(" WHERE scope = ").value(slot.scope()).sql(" AND concurrency_key = ").value(slot.key())
+                .sql(" AND slot_no = ").value(number).sql(" AND episode_id IS NULL");
+    }
+
+    /**
+     * Adds row {@code number} with the episode on it; false when the number has a row already or —
+     * on PostgreSQL — another open transaction is adding it right now.
+     *
+     * <p>Why not wait there either: {@code ON CONFLICT DO NOTHING} waits for an uncommitted row of
+     * the same key, and two batches that each added a new number and then tried the other's
+     * deadlocked (seen in the three-node fairness run after the free rows stopped waiting, see
+     * {@link #occupy}). An INSERT cannot skip a row it cannot see, so each adder first takes a
+     * transaction-scoped advisory lock named by the key and the number, without waiting: the one
+     * that holds it is the only one that can be adding the number, and a taker that cannot have it
+     * tries another number as if this one were taken. The primary key still decides; a hash shared
+     * with another key's number only makes a taker pass over a number it could have had.
+     */
     private boolean insert(EntityManager em, ConcurrencySlot slot, int number, String episodeId, String holder) {
+        if (vendor == DatabaseVendor.POSTGRESQL) {
+            return new NativeSql().sql("INSERT INTO cyclium_concurrency_slots (scope, concurrency_key, slot_no, episode_id, holder,"
+                    + " taken_at) SELECT ").value(slot.scope()).sql(", ").value(slot.key()).sql(", ").value(number).sql(", ")
+                    .value(episodeId).sql(", ").value(holder).sql(", " + vendor.utcNow())
+                    .sql(" WHERE pg_try_advisory_xact_lock(hashtext(").value(slot.scope() + "/" + slot.key()).sql("), ")
+                    .value(number).sql(") ON CONFLICT DO NOTHING").executeUpdate(em) == 1;
+        }
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("scope", slot.scope());
         row.put("concurrency_key", slot.key());

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Takers of one key's slots in transactions that stay open (a node's shared batch holds every row
- * it took until its commit) on PostgreSQL: a row another transaction is taking is passed over, not
- * waited for. Waiting, two batches that read the same free numbers and tried them in opposite
+ * it took until its commit) on PostgreSQL: a row another transaction is taking, or a number it is
+ * adding, is passed over, not waited for. Waiting, two batches that read the same free numbers and tried them in opposite
  * orders deadlocked, each deadlock costing a second of detection and a rerun of the losing batch.
  */
 @DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
@@ -47,6 +47,41 @@ class SlotTakersTest {
         return id;
     }
 
+    /** What {@link #takeBesideAnOpenTake} saw: each number taken, and whether the second answered before the first committed. */
+    private record Beside(int first, int second, boolean answeredWhileOpen) {
+    }
+
+    /**
+     * {@code first} takes a slot of {@code slot} in a transaction held open (as a batch holds its
+     * rows until every write of it ran) while {@code second} takes one in a transaction of its own;
+     * then the first commits.
+     */
+    private Beside takeBesideAnOpenTake(TestJpa db, ConcurrencyStore store, ConcurrencySlot slot, String first, String second)
+            throws Exception {
+        CountDownLatch took = new CountDownLatch(1);
+        CountDownLatch commit = new CountDownLatch(1);
+        AtomicBoolean firstCommitted = new AtomicBoolean();
+        Future<Integer> firstTake = other.submit(() -> {
+            int n = db.inNewTransaction(em -> {
+                int number = store.take(em, slot, first, "node-a");
+                took.countDown();
+                try {
+                    commit.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return number;
+            });
+            firstCommitted.set(true);
+            return n;
+        });
+        assertThat(took.await(30, TimeUnit.SECONDS)).isTrue();
+        int secondNumber = db.inNewTransaction(em -> store.take(em, slot, second, "node-b"));
+        boolean answeredWhileOpen = !firstCommitted.get();
+        commit.countDown();
+        return new Beside(firstTake.get(30, TimeUnit.SECONDS), secondNumber, answeredWhileOpen);
+    }
+
     @Test
     void a_taker_passes_over_a_free_slot_another_open_transaction_is_taking_and_the_guard_still_lets_one_hold_it()
             throws Exception {
@@ -60,36 +95,37 @@ class SlotTakersTest {
 
         String first = running(db);
         String second = running(db);
-        CountDownLatch took = new CountDownLatch(1);
-        CountDownLatch commit = new CountDownLatch(1);
-        AtomicBoolean firstCommitted = new AtomicBoolean();
-        Future<Integer> firstTake = other.submit(() -> {
-            int n = db.inNewTransaction(em -> {
-                int number = store.take(em, one, first, "node-a");
-                took.countDown();
-                try {
-                    // held open, as a batch holds its rows until every write of it ran
-                    commit.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return number;
-            });
-            firstCommitted.set(true);
-            return n;
-        });
-        assertThat(took.await(30, TimeUnit.SECONDS)).isTrue();
+        // the row is free in what the second transaction sees, and locked by the first one
+        Beside taken = takeBesideAnOpenTake(db, store, one, first, second);
 
-        // the row is free in what this transaction sees, and locked by the first one
-        int secondNumber = db.inNewTransaction(em -> store.take(em, one, second, "node-b"));
-        boolean answeredWhileOpen = !firstCommitted.get();
-        commit.countDown();
-
-        assertThat(answeredWhileOpen).as("answered while the other transaction was still open").isTrue();
-        assertThat(secondNumber).as("no slot: the only number is being taken").isEqualTo(ConcurrencyStore.NONE);
-        assertThat(firstTake.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(taken.answeredWhileOpen()).as("answered while the other transaction was still open").isTrue();
+        assertThat(taken.second()).as("no slot: the only number is being taken").isEqualTo(ConcurrencyStore.NONE);
+        assertThat(taken.first()).isZero();
         assertThat(db.<Integer>inNewTransaction(em -> store.inUse(em, one.scope(), one.key()))).isEqualTo(1);
         assertThat(db.<Integer>inNewTransaction(em -> store.take(em, one, second, "node-b")))
                 .as("at its limit once the first committed").isEqualTo(ConcurrencyStore.NONE);
+    }
+
+    @Test
+    void a_taker_passes_over_a_new_number_another_open_transaction_is_adding_and_the_key_still_decides() throws Exception {
+        TestJpa db = own.open(Vendor.POSTGRESQL);
+        ConcurrencyStore store = new ConcurrencyStore(db.vendor());
+        // a key that has never had a row: a taker adds its number
+        ConcurrencySlot one = ConcurrencySlot.ofKey("worker", "work", "tenant-b", 1);
+        String first = running(db);
+        String second = running(db);
+        // no row in what the second transaction sees; the first one is adding number 0
+        Beside taken = takeBesideAnOpenTake(db, store, one, first, second);
+
+        assertThat(taken.answeredWhileOpen()).as("answered while the other transaction was still open").isTrue();
+        assertThat(taken.second()).as("no slot: the only number is being added").isEqualTo(ConcurrencyStore.NONE);
+        assertThat(taken.first()).isZero();
+        assertThat(db.<Integer>inNewTransaction(em -> store.inUse(em, one.scope(), one.key()))).isEqualTo(1);
+        String third = running(db);
+        assertThat(db.<Integer>inNewTransaction(em -> store.take(em, one, third, "node-b")))
+                .as("at its limit once the first committed").isEqualTo(ConcurrencyStore.NONE);
+        db.inNewTransaction(em -> store.release(em, first));
+        assertThat(db.<Integer>inNewTransaction(em -> store.take(em, one, third, "node-b")))
+                .as("its number again once given back").isZero();
     }
 }
