@@ -370,11 +370,13 @@ final class EpisodeWrites {
             }
             return true;
         };
-        // A step's terminal write runs in a transaction of its own and reads its instance after
-        // these writes: on PostgreSQL they go out first as one statement (OneStatementWrites), as a
-        // shared batch would send them. A count other than one rolls that transaction back and the
-        // write runs again with each statement for real.
-        boolean[] oneStatement = {ending != null && env.store().vendor() == DatabaseVendor.POSTGRESQL};
+        // A step's terminal write reads its instance after these writes, so a shared batch runs it
+        // for real: on PostgreSQL they go out first as one statement (OneStatementWrites), as the
+        // batch sends a recorded work's. A count other than one rolls the transaction back (a
+        // shared one: its other writes run again alone) and this write runs again with each
+        // statement for real.
+        boolean postgresql = env.store().vendor() == DatabaseVendor.POSTGRESQL;
+        boolean[] oneStatement = {ending != null && postgresql};
         Function<EntityManager, Boolean> run = em -> {
             advanced.clear();
             if (reruns.mayHaveLanded(em) && env.store().journaledBy(em, episodeId, no, kind, env.node())) {
@@ -393,18 +395,23 @@ final class EpisodeWrites {
             reruns.ran(em);
             return true;
         };
+        // A step's advancement holds its instance's row until the commit. On PostgreSQL it costs
+        // two statements after the terminal write's one, and it shares the group commit's batch
+        // like any terminal write: one transaction for many steps, where one each made every step
+        // wait for a commit of its own. Elsewhere it still runs a dozen statements, which in a
+        // shared batch would keep the single writer and every other write of the batch waiting
+        // (another node's batch holding the same instance), so it takes a transaction of its own
+        // on this task's thread. In a batch, two nodes advancing two instances in opposite orders
+        // can deadlock: the database breaks it, and each write of both batches runs again alone.
+        boolean alone = ending != null && !postgresql;
         try {
-            // A step's advancement holds its instance's row and runs a dozen statements: in a shared
-            // batch it would keep every other write of the batch waiting on that row (another node's
-            // batch advancing the same instance) and run one unit after the other on the single
-            // writer thread. It takes a transaction of its own, on this task's thread.
             boolean done;
             try {
-                done = inTransaction(what, ending != null, run);
+                done = inTransaction(what, alone, run);
             } catch (OneStatementWrites.Mismatch mismatch) {
                 LOG.fine(() -> "Episode " + episodeId + ": " + mismatch.getMessage() + "; its terminal write runs again statement by statement");
                 oneStatement[0] = false;
-                done = inTransaction(what, ending != null, run);
+                done = inTransaction(what, alone, run);
             }
             claimSettled = done && settledHere[0];
             goesOn[0] = done && !settles.getAsBoolean();

@@ -94,10 +94,17 @@ class StepAdvancesInItsCommitTest {
         /** {@link #run}, its writes through {@code tx}, holding {@code lease} of {@code gate} (a node's lease of the step's episode). */
         void run(String episodeId, io.cyclium.store.Tx tx, io.cyclium.claims.ClaimGate gate, io.cyclium.claims.HeldClaim lease,
                 java.util.function.Consumer<EpisodeFinished> onFinished, EpisodeTask.Outcome expected) {
+            run(episodeId, tx, gate, lease, onFinished, expected, new DoneAtOnce());
+        }
+
+        /** {@link #run}, the step's episode run by {@code strategy}. */
+        void run(String episodeId, io.cyclium.store.Tx tx, io.cyclium.claims.ClaimGate gate, io.cyclium.claims.HeldClaim lease,
+                java.util.function.Consumer<EpisodeFinished> onFinished, EpisodeTask.Outcome expected,
+                io.cyclium.episode.Strategy<String> strategy) {
             ExpectationDefinition exp = new ExpectationDefinition("worker", "work", DoneAtOnce.class, List.of(), Optional.empty(),
                     Optional.empty(), true, Duration.ZERO, Duration.ZERO, null, RecoveryPolicy.RESTART, 3,
                     new Budget(10, Duration.ofMinutes(1)), 0, Duration.ofMinutes(1), null);
-            StrategyLookup lookup = new OneStrategy(exp, new DoneAtOnce());
+            StrategyLookup lookup = new OneStrategy(exp, strategy);
             TaskEnvironment env = new TaskEnvironment(tx, store, lookup, gate, null, onFinished, clock,
                     NODE, telemetry).withAdvancement(engine::finishInCommit);
             EpisodeTask task = new EpisodeTask(env, episodeId, null, false, lease, new RunControl(episodeId), o -> { });
@@ -332,11 +339,15 @@ class StepAdvancesInItsCommitTest {
     }
 
     private static LeasedStep leasedFirstStep(Rig rig) {
-        String id = rig.engine.start(rig.def, whole());
+        return leasedFirstStep(rig, whole());
+    }
+
+    private static LeasedStep leasedFirstStep(Rig rig, WorkflowEngine.Start start) {
+        String id = rig.engine.start(rig.def, start);
         io.cyclium.claims.LeasedClaimGate gate = new io.cyclium.claims.LeasedClaimGate(new io.cyclium.claims.JpaWorkClaims(
                 rig.db, rig.db.vendor(), io.cyclium.telemetry.Telemetry.NOOP), NODE, 30, io.cyclium.telemetry.Telemetry.NOOP);
         String key = StepLauncher.dedupeKey(id, "a", 1);
-        return new LeasedStep(id, rig.episodes.only("a", 1).episodeId(), key, gate, gate.acquire(key, "episode").orElseThrow());
+        return new LeasedStep(id, rig.episodes.only(id, "a", 1).episodeId(), key, gate, gate.acquire(key, "episode").orElseThrow());
     }
 
     private static String one(Rig rig, String sql, String param) {
@@ -372,6 +383,94 @@ class StepAdvancesInItsCommitTest {
         assertThat(rig.steps(id).get("a").state()).isEqualTo(StepState.COMPLETED);
         assertThat(rig.stored(id, "b", 1)).as("the next steps stored in the same commit").isPresent();
         assertThat(rig.stored(id, "c", 1)).isPresent();
+    }
+
+    /** Done once {@code go} opens: a step whose terminal write the test lets go when it chooses. */
+    private static io.cyclium.episode.Strategy<String> doneWhen(java.util.concurrent.CountDownLatch reached,
+            java.util.concurrent.CountDownLatch go) {
+        return new io.cyclium.episode.Strategy<>() {
+            @Override
+            public Class<String> stateType() {
+                return String.class;
+            }
+
+            @Override
+            public String init(io.cyclium.episode.TriggerInfo trigger, io.cyclium.episode.StepContext context) {
+                return "";
+            }
+
+            @Override
+            public io.cyclium.episode.Step decide(String state, io.cyclium.episode.StepContext context) {
+                reached.countDown();
+                try {
+                    go.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return io.cyclium.episode.Step.done("ok");
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(value = Vendor.class, names = "POSTGRESQL")
+    void steps_of_two_instances_ending_at_once_commit_their_terminal_writes_and_advancements_in_one_shared_transaction_on_postgresql(
+            Vendor vendor) throws Exception {
+        Rig rig = new Rig(vendor, diamond());
+        LeasedStep first = leasedFirstStep(rig, new WorkflowEngine.Start(Json.createObjectBuilder().build(), "one", null, null,
+                null, "test"));
+        LeasedStep second = leasedFirstStep(rig, new WorkflowEngine.Start(Json.createObjectBuilder().build(), "two", null, null,
+                null, "test"));
+        List<Integer> batches = new CopyOnWriteArrayList<>();
+        io.cyclium.store.GroupCommit group = io.cyclium.store.GroupCommit.start(rig.db, Executors.defaultThreadFactory(), 64, 1,
+                batches::add, true);
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try {
+            java.util.concurrent.CountDownLatch decided = new java.util.concurrent.CountDownLatch(2);
+            java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+            Future<?> a1 = threads.submit(() -> rig.run(first.episodeId(), group, first.gate(), first.lease(), e -> { },
+                    EpisodeTask.Outcome.FINISHED, doneWhen(decided, finish)));
+            Future<?> a2 = threads.submit(() -> rig.run(second.episodeId(), group, second.gate(), second.lease(), e -> { },
+                    EpisodeTask.Outcome.FINISHED, doneWhen(decided, finish)));
+            assertThat(decided.await(30, TimeUnit.SECONDS)).isTrue();
+            // the writer busy with a write of its own while both steps hand their terminal writes over
+            java.util.concurrent.CountDownLatch writerHeld = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            Future<?> holder = threads.submit(() -> group.inGroupTransaction(em -> {
+                writerHeld.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return null;
+            }));
+            assertThat(writerHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            batches.clear();
+            finish.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (group.waiting() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(group.waiting()).as("both terminal writes wait for the writer").isEqualTo(2);
+            release.countDown();
+            holder.get(30, TimeUnit.SECONDS);
+            a1.get(30, TimeUnit.SECONDS);
+            a2.get(30, TimeUnit.SECONDS);
+
+            // (the held write ran as a batch of one: alone, in the caller's way, and not counted as a batch)
+            assertThat(batches).as("both steps' terminal writes in one shared transaction").containsExactly(2);
+            for (LeasedStep step : List.of(first, second)) {
+                assertThat(one(rig, "SELECT status FROM cyclium_episodes WHERE id = ?1", step.episodeId())).isEqualTo("done");
+                assertThat(one(rig, "SELECT state FROM cyclium_work_claims WHERE dedupe_key = ?1", step.key())).isEqualTo("done");
+                assertThat(rig.steps(step.instanceId()).get("a").state()).isEqualTo(StepState.COMPLETED);
+                assertThat(rig.stored(step.instanceId(), "b", 1)).as("the next steps stored in the shared commit").isPresent();
+                assertThat(rig.stored(step.instanceId(), "c", 1)).isPresent();
+            }
+        } finally {
+            group.close();
+            threads.shutdownNow();
+        }
     }
 
     @ParameterizedTest(name = "on {0}")

@@ -52,7 +52,9 @@ import java.util.Map;
  * <p>{@code -Dbench.modes=after-commit,in-commit} runs each round once per mode, interleaved, each on a
  * node of its own over the same PostgreSQL: {@code in-commit} advances a step in its episode's
  * terminal write ({@code cyclium.workflow.advance-in-commit=true}, the default), {@code after-commit}
- * after the commit, from the terminal event.
+ * after the commit, from the terminal event. {@code -Dbench.compare-war=<another build's Micro WAR>}
+ * runs each round of each mode with that build too, on a node of its own, each build first in every
+ * other round: its figures are labelled "before, …", and before/after come from one run.
  *
  * <pre>mvn -q -B -o -pl cyclium-ejb,cyclium-web package -DskipTests dependency:build-classpath \
  *     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
@@ -88,7 +90,14 @@ public final class WorkflowBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Path war = ClusterHarness.productWarWith("cyclium-bench-workflow.war", BenchActor.class);
+        // label prefix → WAR: this build's, and optionally another build's (-Dbench.compare-war=<its Micro
+        // WAR>), interleaved round by round, so a before/after ratio comes from one run on one machine state
+        Map<String, Path> wars = new LinkedHashMap<>();
+        wars.put("", ClusterHarness.productWarWith("cyclium-bench-workflow.war", BenchActor.class));
+        String compare = System.getProperty("bench.compare-war");
+        if (compare != null && !compare.isBlank()) {
+            wars.put("before, ", ClusterHarness.productWarWith(Path.of(compare), "cyclium-bench-workflow-before.war", BenchActor.class));
+        }
         Map<String, List<Double>> figures = new LinkedHashMap<>();
         try (OwnPostgres pg = OwnPostgres.start(Path.of("target/bench-workflow").toAbsolutePath())) {
             System.out.println("[bench] PostgreSQL of its own on 127.0.0.1:" + pg.port() + " (fsync on)");
@@ -98,20 +107,28 @@ public final class WorkflowBench {
                     if (!m.equals("in-commit") && !m.equals("after-commit")) {
                         throw new IllegalArgumentException("bench.modes: \"" + m + "\" is neither in-commit nor after-commit");
                     }
-                    System.out.println("[bench] round " + round + " of " + ROUNDS + ", advancing " + m + " ("
-                            + Runtime.getRuntime().availableProcessors() + " cores, shared with other work)");
-                    oneRound(pg, war, round, m, figures);
+                    List<String> labels = new ArrayList<>(wars.keySet());
+                    if (round % 2 == 0) {
+                        java.util.Collections.reverse(labels); // each build first in every other round
+                    }
+                    for (String label : labels) {
+                        System.out.println("[bench] round " + round + " of " + ROUNDS + ", " + label + "advancing " + m + " ("
+                                + Runtime.getRuntime().availableProcessors() + " cores, shared with other work)");
+                        oneRound(pg, wars.get(label), round, m, label + m, figures);
+                    }
                 }
             }
         }
         BenchClients.printSummary(ROUNDS + " round(s)", figures);
     }
 
-    private static void oneRound(OwnPostgres pg, Path war, int round, String mode, Map<String, List<Double>> figures)
+    /** One round of {@code war} advancing in {@code mode}; its figures under {@code label}. */
+    private static void oneRound(OwnPostgres pg, Path war, int round, String modeOnly, String label, Map<String, List<Double>> figures)
             throws Exception {
+        String mode = label;
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit().node("wf-a");
         ThroughputBench.TIMINGS.forEach(b::env); // production timings, not the harness's failover ones
-        b.env("CYCLIUM_WORKFLOW_ADVANCE_IN_COMMIT", String.valueOf(mode.equals("in-commit")));
+        b.env("CYCLIUM_WORKFLOW_ADVANCE_IN_COMMIT", String.valueOf(modeOnly.equals("in-commit")));
         try (ClusterHarness cluster = b.start()) {
             ClusterNode node = cluster.node("wf-a");
             HarnessDatabase db = cluster.database();
@@ -150,7 +167,7 @@ public final class WorkflowBench {
             logStatements(pg, "latency", true);
             List<Double> latencies = latencyPhase(pg, db, node, "lat" + r);
             logStatements(pg, "latency", false);
-            Profiler.stop(List.of(node.pid()), "workflow-latency-" + mode + "-" + round);
+            Profiler.stop(List.of(node.pid()), "workflow-latency-" + mode.replaceAll("[^a-z-]", "") + "-" + round);
             double p50 = percentile(latencies, 0.50);
             double p99 = percentile(latencies, 0.99);
             System.out.printf(Locale.ROOT, "[bench]   advancement latency over %,d edges (%d instances, at most %d in flight):"

@@ -84,7 +84,12 @@ public final class ClusterHarness implements AutoCloseable {
      * {@code target/cluster/<name>}; deploy it with {@link Builder#war(Path)}.
      */
     public static Path productWarWith(String name, Class<?>... packagesOf) {
-        java.io.File product = new java.io.File(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war"));
+        return productWarWith(Path.of(System.getProperty("cyclium.micro.war", "target/cyclium-web-micro.war")), name, packagesOf);
+    }
+
+    /** {@link #productWarWith(String, Class...)} from another build's Micro WAR {@code productWar} (a benchmark's "before"). */
+    public static Path productWarWith(Path productWar, String name, Class<?>... packagesOf) {
+        java.io.File product = productWar.toFile();
         java.io.File out = new java.io.File("target/cluster/" + name);
         out.getParentFile().mkdirs();
         org.jboss.shrinkwrap.api.ShrinkWrap.create(org.jboss.shrinkwrap.api.importer.ZipImporter.class, "cyclium.war")
