@@ -52,10 +52,22 @@ public class DebounceDispatch {
         this.telemetry = telemetry;
     }
 
+    /**
+     * On a node none of whose expectations debounces, one pass in this many reads the table: a row
+     * an earlier deployment left (its expectation debounced then) still fires, within a minute at
+     * the default 5 s poll, while an idle node does not read an empty table every pass.
+     */
+    static final int LEFTOVER_EVERY = 12;
+    /** Passes since the last read of leftovers (the timer's passes never overlap: a singleton's write lock). */
+    private int passesWithoutDebounce;
+
     /** One pass; returns how many rows this node fired. A row that fails is logged, counted and left for the next pass. */
     public int poll() {
         Map<String, ActorRuntime> here = firingHere.get();
         if (here.isEmpty()) {
+            return 0;
+        }
+        if (here.values().stream().noneMatch(DebounceDispatch::debounces) && passesWithoutDebounce++ % LEFTOVER_EVERY != 0) {
             return 0;
         }
         List<DebouncedTrigger> due = tx.inNewTransaction(em -> store.due(em, env, here.keySet(), batch));
@@ -76,6 +88,11 @@ public class DebounceDispatch {
             }
         }
         return fired;
+    }
+
+    /** Whether an expectation of the actor has a debounce window (its triggers are stored, then fired here). */
+    private static boolean debounces(ActorRuntime runtime) {
+        return runtime.definition().expectations().stream().anyMatch(e -> e.debounce() != null && !e.debounce().isZero());
     }
 
     private boolean fire(ActorRuntime runtime, DebouncedTrigger row) {

@@ -77,13 +77,18 @@ class DebounceDispatchTest {
         }
 
         Node(TestJpa db, String name, io.cyclium.telemetry.Tracing tracing) {
+            this(db, name, tracing, MONITOR);
+        }
+
+        /** A node deploying {@code actor} (the monitor as another release declares it). */
+        Node(TestJpa db, String name, io.cyclium.telemetry.Tracing tracing, ActorDefinition actor) {
             this.name = name;
             this.tx = new JoiningTx(db);
             this.launcher = new DbLauncher(tx, db);
-            this.runtime = new ActorRuntime(MONITOR, 10, launcher, new ActorRuntime.Context(new ManualScheduler(clock), clock,
+            this.runtime = new ActorRuntime(actor, 10, launcher, new ActorRuntime.Context(new ManualScheduler(clock), clock,
                     telemetry, name, "stack-a", env, new Jitter(Duration.ZERO), () -> NodeMode.FULL, tracing));
             this.pass = new DebounceDispatch(name, env, 50, tx, new DebouncedTriggerStore(db.vendor()),
-                    () -> java.util.Map.of(MONITOR.id(), runtime), telemetry);
+                    () -> java.util.Map.of(actor.id(), runtime), telemetry);
         }
 
         List<Match> event(String id, String payload) {
@@ -184,6 +189,34 @@ class DebounceDispatchTest {
         assertThat(rows(db)).isEmpty();
         assertThat(other.pass.poll()).as("fired once").isZero();
         assertThat(episodes(db)).hasSize(1);
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Vendor.class)
+    void a_node_whose_expectations_no_longer_debounce_reads_the_table_once_in_twelve_passes_and_still_fires_a_row_left_by_the_old_release(
+            Vendor vendor) {
+        TestJpa db = databases.jpa(vendor);
+        Node old = new Node(db, "node-a");
+        old.event("e1", "{\"host\":\"db-1\",\"load\":0.7}");
+        old.runtime.stopAccepting(); // redeployed: the new release's monitor fires at once
+        ActorDefinition released = actor("monitor", Overflow.QUEUE, expectation("load").on("host.load"));
+        io.cyclium.testing.StatementCountingTx counted = new io.cyclium.testing.StatementCountingTx(db);
+        Node node = new Node(db, "node-b", io.cyclium.telemetry.Tracing.OFF, released);
+        DebounceDispatch pass = new DebounceDispatch(node.name, env, 50, counted, new DebouncedTriggerStore(db.vendor()),
+                () -> java.util.Map.of(released.id(), node.runtime), telemetry);
+
+        assertThat(pass.poll()).as("the first pass reads: the window is still open").isZero();
+        int afterFirst = counted.texts().size();
+        assertThat(afterFirst).isPositive();
+        windowCloses(db);
+        for (int i = 1; i < DebounceDispatch.LEFTOVER_EVERY; i++) {
+            assertThat(pass.poll()).isZero();
+        }
+        assertThat(counted.texts()).as("the passes between read nothing").hasSize(afterFirst);
+
+        assertThat(pass.poll()).as("the twelfth pass reads again and fires the old release's row").isEqualTo(1);
+        assertThat(episodes(db)).singleElement().satisfies(t -> assertThat(t.eventId()).isEqualTo("e1"));
+        assertThat(rows(db)).isEmpty();
     }
 
     @ParameterizedTest(name = "on {0}")
