@@ -23,11 +23,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class MariadbRotation implements ExecutionCondition {
 
-    /** About three minutes each: the chaos suite's MariaDB runs alone, the others in pairs. */
+    /** About three minutes each: the chaos suite's MariaDB runs alone, the others in twos and threes. */
     static final List<List<String>> SLOTS = List.of(
             List.of("ChaosIT.OnMariadb"),
             List.of("ClusterFailoverIT.OnMariadb", "ConcurrencyLimitClusterIT.OnMariadb"),
-            List.of("WorkflowClusterIT.OnMariadb", "ClusterDedupeIT.OnMariadb"));
+            List.of("WorkflowClusterIT.OnMariadb", "ClusterDedupeIT.OnMariadb", "RetentionClusterIT.OnMariadb"));
 
     private static volatile Selection selection;
 
