@@ -82,6 +82,13 @@ class SlotTakersTest {
         return new Beside(firstTake.get(30, TimeUnit.SECONDS), secondNumber, answeredWhileOpen);
     }
 
+    /** The second taker answered at once, without a slot, and the first holds number 0. */
+    private static void passedOver(Beside taken, String why) {
+        assertThat(taken.answeredWhileOpen()).as("answered while the other transaction was still open").isTrue();
+        assertThat(taken.second()).as(why).isEqualTo(ConcurrencyStore.NONE);
+        assertThat(taken.first()).isZero();
+    }
+
     @Test
     void a_taker_passes_over_a_free_slot_another_open_transaction_is_taking_and_the_guard_still_lets_one_hold_it()
             throws Exception {
@@ -98,9 +105,7 @@ class SlotTakersTest {
         // the row is free in what the second transaction sees, and locked by the first one
         Beside taken = takeBesideAnOpenTake(db, store, one, first, second);
 
-        assertThat(taken.answeredWhileOpen()).as("answered while the other transaction was still open").isTrue();
-        assertThat(taken.second()).as("no slot: the only number is being taken").isEqualTo(ConcurrencyStore.NONE);
-        assertThat(taken.first()).isZero();
+        passedOver(taken, "no slot: the only number is being taken");
         assertThat(db.<Integer>inNewTransaction(em -> store.inUse(em, one.scope(), one.key()))).isEqualTo(1);
         assertThat(db.<Integer>inNewTransaction(em -> store.take(em, one, second, "node-b")))
                 .as("at its limit once the first committed").isEqualTo(ConcurrencyStore.NONE);
@@ -117,9 +122,7 @@ class SlotTakersTest {
         // no row in what the second transaction sees; the first one is adding number 0
         Beside taken = takeBesideAnOpenTake(db, store, one, first, second);
 
-        assertThat(taken.answeredWhileOpen()).as("answered while the other transaction was still open").isTrue();
-        assertThat(taken.second()).as("no slot: the only number is being added").isEqualTo(ConcurrencyStore.NONE);
-        assertThat(taken.first()).isZero();
+        passedOver(taken, "no slot: the only number is being added");
         assertThat(db.<Integer>inNewTransaction(em -> store.inUse(em, one.scope(), one.key()))).isEqualTo(1);
         String third = running(db);
         assertThat(db.<Integer>inNewTransaction(em -> store.take(em, one, third, "node-b")))

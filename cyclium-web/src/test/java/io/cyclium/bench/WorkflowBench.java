@@ -122,18 +122,17 @@ public final class WorkflowBench {
         BenchClients.printSummary(ROUNDS + " round(s)", figures);
     }
 
-    /** One round of {@code war} advancing in {@code mode}; its figures under {@code label}. */
-    private static void oneRound(OwnPostgres pg, Path war, int round, String modeOnly, String label, Map<String, List<Double>> figures)
+    /** One round of {@code war} advancing {@code advancing} (in-commit or after-commit); its figures under {@code label}. */
+    private static void oneRound(OwnPostgres pg, Path war, int round, String advancing, String label, Map<String, List<Double>> figures)
             throws Exception {
-        String mode = label;
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit().node("wf-a");
         ThroughputBench.TIMINGS.forEach(b::env); // production timings, not the harness's failover ones
-        b.env("CYCLIUM_WORKFLOW_ADVANCE_IN_COMMIT", String.valueOf(modeOnly.equals("in-commit")));
+        b.env("CYCLIUM_WORKFLOW_ADVANCE_IN_COMMIT", String.valueOf(advancing.equals("in-commit")));
         try (ClusterHarness cluster = b.start()) {
             ClusterNode node = cluster.node("wf-a");
             HarnessDatabase db = cluster.database();
 
-            String r = mode.substring(0, 1) + round; // subjects of each mode's rounds apart
+            String r = label.substring(0, 1) + round; // subjects of each label's rounds apart
             startConcurrently(node, "warm" + r, WARMUP, CLIENTS);
             awaitCompleted(pg, db, "warm" + r, WARMUP);
             analyze(pg, db);
@@ -147,36 +146,36 @@ public final class WorkflowBench {
             double rate = INSTANCES / seconds;
             System.out.printf(Locale.ROOT, "[bench]   %,d instances of the 6-step DAG from %d clients: %.1f s, %.1f instances/s"
                     + " (%.0f step episodes/s)%n", INSTANCES, CLIENTS, seconds, rate, rate * 6);
-            add(figures, mode, "instances/s (6-step DAG, one node)", rate);
+            add(figures, label, "instances/s (6-step DAG, one node)", rate);
             // every statement of the node in the phase (starts, steps, advancement, timers) over its step episodes
             double steps = 6.0 * INSTANCES;
             System.out.printf(Locale.ROOT, "[bench]   %.2f statements and %.2f transactions per step (the node's, all work"
                     + " of the phase)%n", load.statements() / steps, load.transactions() / steps);
-            add(figures, mode, "statements per step", load.statements() / steps);
-            add(figures, mode, "transactions per step", load.transactions() / steps);
+            add(figures, label, "statements per step", load.statements() / steps);
+            add(figures, label, "transactions per step", load.transactions() / steps);
             ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
             checkOneEpisodePerStep(pg, db, "load" + r, INSTANCES);
 
             if (CHAIN_INSTANCES > 0) {
-                chainPhase(pg, db, node, r, mode, figures);
+                chainPhase(pg, db, node, r, label, figures);
             }
 
-            listPhase(pg, db, node, "list" + r, mode, figures);
+            listPhase(pg, db, node, "list" + r, label, figures);
 
             Profiler.start(List.of(node.pid()));
             logStatements(pg, "latency", true);
             List<Double> latencies = latencyPhase(pg, db, node, "lat" + r);
             logStatements(pg, "latency", false);
-            Profiler.stop(List.of(node.pid()), "workflow-latency-" + mode.replaceAll("[^a-z-]", "") + "-" + round);
+            Profiler.stop(List.of(node.pid()), "workflow-latency-" + label.replaceAll("[^a-z-]", "") + "-" + round);
             double p50 = percentile(latencies, 0.50);
             double p99 = percentile(latencies, 0.99);
             System.out.printf(Locale.ROOT, "[bench]   advancement latency over %,d edges (%d instances, at most %d in flight):"
                     + " p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", latencies.size(), LATENCY_INSTANCES, LATENCY_INFLIGHT, p50, p99,
                     latencies.get(latencies.size() - 1));
-            add(figures, mode, "advancement latency p50 (ms)", p50);
-            add(figures, mode, "advancement latency p99 (ms)", p99);
+            add(figures, label, "advancement latency p50 (ms)", p50);
+            add(figures, label, "advancement latency p99 (ms)", p99);
             checkOneEpisodePerStep(pg, db, "lat" + r, LATENCY_INSTANCES);
-            idle(pg, db, mode, figures);
+            idle(pg, db, label, figures);
         }
     }
 
