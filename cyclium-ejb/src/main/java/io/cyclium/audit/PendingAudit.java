@@ -52,9 +52,24 @@ public final class PendingAudit implements AutoCloseable {
     public static void recordIn(EntityManager em) {
         PendingAudit pending = BOUND.get();
         if (pending != null) {
-            pending.store.insert(em, pending.entry(), Outcome.OK, null);
-            pending.written = true;
+            pending.writeIn(em);
         }
+    }
+
+    /** The action bound to this thread; null when none is (a timer, host code). */
+    public static PendingAudit bound() {
+        return BOUND.get();
+    }
+
+    /**
+     * {@link #recordIn} for this action from any thread: the work of a caller's action that a
+     * group commit's writer thread runs in a shared transaction ({@link #bound} taken on the
+     * caller's thread before handing it over). The caller reads {@link #written} only once that
+     * transaction has answered, after the hand-over's latch.
+     */
+    public void writeIn(EntityManager em) {
+        store.insert(em, entry(), Outcome.OK, null);
+        written = true;
     }
 
     /** Names the subject an action creates (a manual start's episode, a retention run) before it is recorded. */

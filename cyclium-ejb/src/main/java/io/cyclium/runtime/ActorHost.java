@@ -256,6 +256,26 @@ public class ActorHost {
         this.advancement = advancement == null ? StepAdvancement.NONE : advancement;
     }
 
+    /**
+     * The node's shared writes (its group commit), for a write of another capability that commits
+     * as an episode's writes do (a workflow start of one instance). Resolved at each write: before
+     * {@link #start}, and after the shutdown closed the group commit, a transaction of its own.
+     */
+    public Tx sharedWrites() {
+        return new Tx() {
+            @Override
+            public <T> T inNewTransaction(Function<EntityManager, T> work) {
+                return tx.inNewTransaction(work);
+            }
+
+            @Override
+            public <T> T inGroupTransaction(Function<EntityManager, T> work) {
+                GroupCommit writes = groupCommit;
+                return writes != null ? writes.inGroupTransaction(work) : tx.inGroupTransaction(work);
+            }
+        };
+    }
+
     private volatile boolean draining;
 
     /** The node is shutting down: no new triggers, no recovery restarts here. */

@@ -98,6 +98,14 @@ final class DeferredUpdates {
         }
     }
 
+    /** Ends a recording of {@code em} at once (the work needs the database: {@code why}); nothing when it is not one. */
+    static void refuse(EntityManager em, String why) {
+        if (isRecording(em)) {
+            ((Recorder) Proxy.getInvocationHandler(em)).refused = true;
+            throw new NotDeferrable(why);
+        }
+    }
+
     static boolean isRecording(EntityManager em) {
         return Proxy.isProxyClass(em.getClass()) && Proxy.getInvocationHandler(em) instanceof Recorder;
     }

@@ -298,6 +298,15 @@ public final class GroupCommit implements Tx {
         return DeferredUpdates.isRecording(em);
     }
 
+    /**
+     * Called first thing by a work that a batch cannot record (it reads what it wrote, or decides
+     * on a real count): on the recording entity manager it ends the recording there, before the
+     * work built anything, and the batch runs the work for real; otherwise it does nothing.
+     */
+    public static void runsForReal(EntityManager em, String why) {
+        DeferredUpdates.refuse(em, why);
+    }
+
     /** Stops batching: writes queued now still commit; later ones run alone in their callers' threads. */
     public void close() {
         closed = true;

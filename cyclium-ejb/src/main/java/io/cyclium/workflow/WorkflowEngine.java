@@ -76,6 +76,8 @@ public final class WorkflowEngine {
     /** Told of every step retry this engine stores, with its backoff (the node's retry alarm). */
     private volatile Consumer<Duration> retryStored = in -> { };
     private volatile java.util.function.Predicate<String> paused = workflow -> false;
+    /** Where a start of one instance takes a seat on PostgreSQL (the node's group commit); null: a transaction of its own. */
+    private volatile Tx startSeats;
     /** Per reconcile scope, the id the next pass continues after (see {@link #nextPage}). */
     private final Map<String, String> reconcileFrom = new ConcurrentHashMap<>();
     /**
@@ -112,6 +114,23 @@ public final class WorkflowEngine {
      */
     public WorkflowEngine pausedBy(java.util.function.Predicate<String> paused) {
         this.paused = paused;
+        return this;
+    }
+
+    /**
+     * A start of one instance takes a seat in the shared transactions of {@code batch} (the node's
+     * group commit, where the episodes' and the steps' terminal writes commit) instead of a
+     * transaction of its own — on PostgreSQL only. There its refusal (the subject has an instance
+     * in flight) is the instance's {@code INSERT … ON CONFLICT DO NOTHING} changing no row, before
+     * anything of it was written, so it leaves the shared transaction usable and the other writes
+     * of the batch untouched; and its first steps' launch is two statements. Elsewhere the refusal
+     * is a unique violation caught on the connection (H2) or a second read (MariaDB), and the launch
+     * a dozen statements on the batch's single writer: a transaction of its own. A list of
+     * instances keeps its one transaction everywhere (all of them or none: one refused rolls the
+     * others back, which a shared transaction cannot do without failing everyone's writes).
+     */
+    public WorkflowEngine startsShareBatchesOf(Tx batch) {
+        this.startSeats = store.vendor() == io.cyclium.store.DatabaseVendor.POSTGRESQL ? batch : null;
         return this;
     }
 
@@ -182,39 +201,53 @@ public final class WorkflowEngine {
                         + prepared.get(i).row().subject() + "\": workflow " + def.id() + " runs one instance per subject at a time");
             }
         }
+        Tx seats = startSeats;
+        boolean seated = seats != null && prepared.size() == 1;
+        // taken here: a seated start's transaction runs on the group commit's writer thread, to which
+        // nothing of this thread's audited action is bound
+        PendingAudit.detail(prepared.size() == 1 ? "instance " + prepared.get(0).row().id()
+                : prepared.size() + " instances, " + prepared.get(0).row().id() + " … " + prepared.get(prepared.size() - 1).row().id());
+        PendingAudit audit = PendingAudit.bound();
         String[] refused = new String[1];
-        Optional<Runnable> created;
         List<InstanceRow> stored = new ArrayList<>();
-        try {
-            created = tx.inNewTransaction(em -> {
-                InCommit joined = new InCommit(em);
-                WorkflowEngine here = joinedTo(joined);
-                for (Prepared p : prepared) {
-                    here.store.continueJournal(p.row().id(), 0); // its first transition is written in this transaction
-                    if (!here.store.insertInstance(em, p.row(), p.steps())) {
-                        refused[0] = p.row().subject();
-                        // nothing of the list may stand: the exception rolls the transaction back
-                        throw new RefusedStart();
+        Function<EntityManager, Optional<Runnable>> work = em -> {
+            io.cyclium.store.GroupCommit.runsForReal(em, "a start's refusal is a real count, and its launch reads");
+            refused[0] = null; // a work may run more than once (a shared batch that failed runs it again alone)
+            stored.clear();
+            InCommit joined = new InCommit(em);
+            WorkflowEngine here = joinedTo(joined);
+            for (Prepared p : prepared) {
+                here.store.continueJournal(p.row().id(), 0); // its first transition is written in this transaction
+                if (!here.store.insertInstance(em, p.row(), p.steps())) {
+                    refused[0] = p.row().subject();
+                    if (seated) {
+                        // its first write changed nothing: the shared transaction goes on without it
+                        return Optional.empty();
                     }
+                    // nothing of the list may stand: the exception rolls the transaction back
+                    throw new RefusedStart();
                 }
-                PendingAudit.detail(prepared.size() == 1 ? "instance " + prepared.get(0).row().id()
-                        : prepared.size() + " instances, " + prepared.get(0).row().id() + " … " + prepared.get(prepared.size() - 1).row().id());
-                PendingAudit.recordIn(em);
-                here.instanceHeld = true; // inserted here: no other transaction sees the rows before the commit
-                here.store.combineWrites(em);
-                for (Prepared p : prepared) {
-                    // advanced from what was just inserted, not from a read of it
-                    here.advance(p.row().id(), new InstanceAndSteps(p.row(), p.steps().stream().map(s -> new StepRow(p.row().id(),
-                            s.id(), StepState.PENDING, 0, s.retry().maxAttempts(), s.critical(), null, null, null, null, null, null, 0,
-                            null, null, 0)).toList(), Map.of()));
-                }
-                here.store.writeJournal(em);
-                if (readBack) {
-                    stored.clear(); // a rerun of the transaction reads them again
-                    stored.addAll(queries.instances(em, prepared.stream().map(p -> p.row().id()).toList()));
-                }
-                return Optional.<Runnable>of(joined::committed);
-            });
+            }
+            if (audit != null) {
+                audit.writeIn(em);
+            }
+            here.instanceHeld = true; // inserted here: no other transaction sees the rows before the commit
+            here.store.combineWrites(em);
+            for (Prepared p : prepared) {
+                // advanced from what was just inserted, not from a read of it
+                here.advance(p.row().id(), new InstanceAndSteps(p.row(), p.steps().stream().map(s -> new StepRow(p.row().id(),
+                        s.id(), StepState.PENDING, 0, s.retry().maxAttempts(), s.critical(), null, null, null, null, null, null, 0,
+                        null, null, 0)).toList(), Map.of()));
+            }
+            here.store.writeJournal(em);
+            if (readBack) {
+                stored.addAll(queries.instances(em, prepared.stream().map(p -> p.row().id()).toList()));
+            }
+            return Optional.<Runnable>of(joined::committed);
+        };
+        Optional<Runnable> created;
+        try {
+            created = seated ? seats.inGroupTransaction(work) : tx.inNewTransaction(work);
         } catch (RuntimeException e) {
             if (!RefusedStart.in(e)) {
                 throw e;
@@ -222,11 +255,25 @@ public final class WorkflowEngine {
             created = Optional.empty(); // rolled back: nothing of the list was stored
         }
         if (created.isEmpty()) {
-            throw inFlight(def, refused[0]);
+            Optional<InstanceRow> own = seated ? landedEarlier(prepared.get(0).row().id()) : Optional.empty();
+            if (own.isEmpty()) {
+                PendingAudit.detail(null); // the refused action's row names no instance
+                throw inFlight(def, refused[0]);
+            }
+            // its shared batch failed at the COMMIT, whose answer never came, and it had landed: the
+            // run alone met its own row. Its first steps' episodes are stored with this node's leases;
+            // the launch that followed that commit is lost, and recovery starts them as after a crash.
+            LOG.info(() -> "Workflow " + def.id() + ": instance " + own.get().id() + " was stored by a commit whose answer was lost");
+            return List.of(own.get());
         }
         prepared.forEach(p -> telemetry.count("workflow_instance_started", "workflow", def.id()));
         created.get().run();
         return readBack ? stored : prepared.stream().map(p -> p.row()).toList();
+    }
+
+    /** The instance {@code id}, when a run of its start that was not answered stored it. */
+    private Optional<InstanceRow> landedEarlier(String id) {
+        return read(em -> queries.instances(em, List.of(id))).stream().findFirst();
     }
 
     /** Thrown inside {@link #startAll}'s transaction to roll it back: one of its instances was refused. */

@@ -76,6 +76,11 @@ public final class WorkflowStore {
         this.unwritten = unwritten;
     }
 
+    /** The database this store writes to. */
+    public io.cyclium.store.DatabaseVendor vendor() {
+        return vendor;
+    }
+
     /**
      * This store for the writes of one transaction that ends with {@link #writeJournal}: the
      * transitions its guarded writes journal are kept and written then, all in one INSERT (a

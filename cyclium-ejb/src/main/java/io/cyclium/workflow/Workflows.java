@@ -116,6 +116,7 @@ public class Workflows {
                 telemetry, random::nextDouble).tracedBy(tracing).runsVersionsFrom(definitions::find);
         engine.onRetryStored(alarm::wake);
         engine.pausedBy(pauses::workflowPaused);
+        engine.startsShareBatchesOf(host.sharedWrites());
         if (config.workflowAdvanceInCommit()) {
             // from now on a step's terminal write records the step and advances its instance itself
             host.advanceStepsWith(engine::finishInCommit);
