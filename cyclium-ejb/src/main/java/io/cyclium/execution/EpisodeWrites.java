@@ -401,17 +401,20 @@ final class EpisodeWrites {
         // wait for a commit of its own. Elsewhere it still runs a dozen statements, which in a
         // shared batch would keep the single writer and every other write of the batch waiting
         // (another node's batch holding the same instance), so it takes a transaction of its own
-        // on this task's thread. In a batch, two nodes advancing two instances in opposite orders
-        // can deadlock: the database breaks it, and each write of both batches runs again alone.
+        // on this task's thread. In a batch it names its instance, whose row it holds: a batch
+        // runs such writes in the order of their instances, so two nodes' batches advancing the
+        // same two instances never hold them in opposite orders (a deadlock, which PostgreSQL
+        // breaks only after deadlock_timeout, then every write of both batches ran again alone).
         boolean alone = ending != null && !postgresql;
+        String holds = ending == null ? null : ending.workflowInstanceId();
         try {
             boolean done;
             try {
-                done = inTransaction(what, alone, run);
+                done = inTransaction(what, alone, holds, run);
             } catch (OneStatementWrites.Mismatch mismatch) {
                 LOG.fine(() -> "Episode " + episodeId + ": " + mismatch.getMessage() + "; its terminal write runs again statement by statement");
                 oneStatement[0] = false;
-                done = inTransaction(what, alone, run);
+                done = inTransaction(what, alone, holds, run);
             }
             claimSettled = done && settledHere[0];
             goesOn[0] = done && !settles.getAsBoolean();
@@ -443,17 +446,21 @@ final class EpisodeWrites {
      * on, and the work resets what it captured) instead of ending the episode as a crash.
      */
     private <T> T inTransaction(Supplier<String> what, Function<EntityManager, T> work) {
-        return inTransaction(what, false, work);
+        return inTransaction(what, false, null, work);
     }
 
-    /** {@link #inTransaction}; {@code alone}: in a transaction of its own, never in a shared batch (a deadlock victim still runs again). */
-    private <T> T inTransaction(Supplier<String> what, boolean alone, Function<EntityManager, T> work) {
+    /**
+     * {@link #inTransaction}; {@code alone}: in a transaction of its own, never in a shared batch (a
+     * deadlock victim still runs again); {@code holds}: the row the work holds while it runs (its
+     * workflow instance), which orders it in a shared batch ({@link io.cyclium.store.Tx#inGroupTransaction(String, Function)}).
+     */
+    private <T> T inTransaction(Supplier<String> what, boolean alone, String holds, Function<EntityManager, T> work) {
         // tracing off: no span, and the description is never built
         TraceSpan span = trace == TraceSpan.NONE ? TraceSpan.NONE : trace.child("cyclium journal write", SpanAttributes.WRITE, what.get());
         Supplier<T> once = alone
                 ? () -> io.cyclium.store.DeadlockRetry.inNewTransaction(env.tx(), work, attempt -> LOG.fine(() ->
                         "Episode " + episodeId + ": its terminal write was a deadlock victim (attempt " + attempt + ")"))
-                : () -> env.tx().inGroupTransaction(work);
+                : () -> env.tx().inGroupTransaction(holds, work);
         try {
             if (retry == null) {
                 return once.get();

@@ -270,8 +270,13 @@ public class ActorHost {
 
             @Override
             public <T> T inGroupTransaction(Function<EntityManager, T> work) {
+                return inGroupTransaction(null, work);
+            }
+
+            @Override
+            public <T> T inGroupTransaction(String lockOrder, Function<EntityManager, T> work) {
                 GroupCommit writes = groupCommit;
-                return writes != null ? writes.inGroupTransaction(work) : tx.inGroupTransaction(work);
+                return writes != null ? writes.inGroupTransaction(lockOrder, work) : tx.inGroupTransaction(work);
             }
         };
     }

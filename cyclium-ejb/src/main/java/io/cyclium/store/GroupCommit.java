@@ -148,10 +148,15 @@ public final class GroupCommit implements Tx {
 
     @Override
     public <T> T inGroupTransaction(Function<EntityManager, T> work) {
+        return inGroupTransaction(null, work);
+    }
+
+    @Override
+    public <T> T inGroupTransaction(String lockOrder, Function<EntityManager, T> work) {
         if (writers.isEmpty() || closed) {
             return alone(work);
         }
-        Unit<T> unit = new Unit<>(work);
+        Unit<T> unit = new Unit<>(work, lockOrder);
         waiting.add(unit);
         if (closed && waiting.remove(unit)) {
             // closed between the check and the add, and no writer took it: run it here
@@ -364,6 +369,10 @@ public final class GroupCommit implements Tx {
                 recorded.add(statements);
             }
         }
+        // works that hold a named row (a step's advance, its instance) in the order of the names,
+        // after the others, in the order they came: another node's batch holding some of the same
+        // rows takes them in the same order (a stable sort), so the two never deadlock on them
+        forReal.sort(BY_LOCK_ORDER);
         boolean[] committing = new boolean[1];
         try {
             delegate.inNewTransaction(em -> {
@@ -388,9 +397,14 @@ public final class GroupCommit implements Tx {
         batch.forEach(Unit::committed);
     }
 
+    private static final java.util.Comparator<Unit<?>> BY_LOCK_ORDER = java.util.Comparator.comparing(u -> u.lockOrder,
+            java.util.Comparator.nullsFirst(java.util.Comparator.naturalOrder()));
+
     /** One caller's work, waiting for its batch. */
     private static final class Unit<T> {
         private final Function<EntityManager, T> work;
+        /** The row this work holds while it runs, whose name orders it in its batch (null: none). */
+        private final String lockOrder;
         private final CountDownLatch done = new CountDownLatch(1);
         private T pending;
         private volatile T result;
@@ -399,8 +413,9 @@ public final class GroupCommit implements Tx {
         /** Handed back after its batch rolled back for certain (not at an unknown COMMIT). */
         private volatile boolean rolledBack;
 
-        Unit(Function<EntityManager, T> work) {
+        Unit(Function<EntityManager, T> work, String lockOrder) {
             this.work = work;
+            this.lockOrder = lockOrder;
         }
 
         void apply(EntityManager em) {

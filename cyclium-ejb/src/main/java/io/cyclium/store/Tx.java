@@ -36,6 +36,17 @@ public interface Tx {
         return DeadlockRetry.inNewTransaction(this, work, attempt -> { });
     }
 
+    /**
+     * {@link #inGroupTransaction} for a work that holds the row {@code lockOrder} names while it
+     * runs (a workflow instance's id: a step's advance holds its instance). A shared batch runs
+     * such works in the order of their names, after the works that name none, so two nodes'
+     * batches holding the same rows take them in the same order and never wait for each other in
+     * a cycle. Without a batch it is {@link #inGroupTransaction}.
+     */
+    default <T> T inGroupTransaction(String lockOrder, Function<EntityManager, T> work) {
+        return inGroupTransaction(work);
+    }
+
     /** Whether the calling thread is inside a transaction of its own (host code's). */
     default boolean callerHasTransaction() {
         return false;

@@ -492,6 +492,46 @@ class GroupCommitTest {
         assertThat(counting.transactions()).as("one shared transaction after the gate's").isEqualTo(2);
     }
 
+    @ParameterizedTest
+    @EnumSource(Vendor.class)
+    void works_of_a_batch_that_name_the_row_they_hold_run_in_the_order_of_those_names_after_the_others_as_they_came(
+            Vendor vendor) throws Exception {
+        TestJpa jpa = databases.jpa(vendor);
+        GroupCommit g = groupCommit(jpa, 64, 1, vendor == Vendor.POSTGRESQL);
+        List<String> ran = new CopyOnWriteArrayList<>();
+        // each reads, so a batch runs it for real (in the shared transaction, one after the other)
+        java.util.function.BiFunction<String, String, Function<EntityManager, Object>> reading = (name, holds) -> em -> {
+            em.createNativeQuery("SELECT 1").getSingleResult();
+            ran.add(name);
+            return name;
+        };
+        // handed over one at a time in this order: two nodes' batches may hold the same instances
+        // in any order, and must take their rows in one
+        List<String[]> handed = List.of(new String[] {"step of instance c", "c"}, new String[] {"unnamed 1", null},
+                new String[] {"step of instance a", "a"}, new String[] {"step of instance b", "b"},
+                new String[] {"unnamed 2", null});
+        Gate gate = new Gate();
+        Future<Integer> holder = callers.submit(() -> g.inGroupTransaction(gate.work()));
+        assertThat(gate.entered.await(30, TimeUnit.SECONDS)).isTrue();
+        List<Future<Object>> results = new ArrayList<>();
+        for (String[] h : handed) {
+            results.add(callers.submit(() -> g.inGroupTransaction(h[1], reading.apply(h[0], h[1]))));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (g.waiting() < results.size() && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
+        }
+        assertThat(g.waiting()).isEqualTo(handed.size());
+        gate.release.countDown();
+        holder.get(30, TimeUnit.SECONDS);
+        for (Future<Object> r : results) {
+            r.get(30, TimeUnit.SECONDS);
+        }
+
+        assertThat(batches).as("one shared transaction for the five").containsExactly(handed.size());
+        assertThat(ran).containsExactly("unnamed 1", "unnamed 2", "step of instance a", "step of instance b", "step of instance c");
+    }
+
     @org.junit.jupiter.api.Test
     void a_write_no_writer_takes_within_the_hand_over_deadline_fails_written_nowhere_and_the_writer_goes_on() throws Exception {
         TestJpa jpa = databases.jpa(Vendor.H2);
