@@ -47,7 +47,7 @@ class BaselineMigrationTest {
             "cyclium_rate_buckets", "cyclium_waits", "cyclium_signals", "cyclium_concurrency_waiters");
 
     /** The newest migration in sql/&lt;vendor&gt;; every vendor has the same versions. */
-    static final String LATEST_VERSION = "24";
+    static final String LATEST_VERSION = "25";
 
     static final LocalDateTime NOW = LocalDateTime.of(2026, 11, 30, 12, 0);
 

@@ -34,7 +34,9 @@ import java.util.Map;
  * last of its predecessors' episodes (both written with the database's clock), p50 and p99.</li>
  * <li><b>a step at the speed of an episode</b>: {@code 3 × bench.chain-instances} plain episodes (one
  * event per POST) against {@code bench.chain-instances} instances of the 3-step chain {@code bench_chain}
- * (one per POST), both from {@code bench.clients} clients after a warm-up of as many, with CPU,
+ * (one per POST), both from {@code bench.clients} clients after a warm-up of as many instances and of
+ * {@code bench.chain-warmup-posts} plain POSTs (10,000: with a third of that the plain phase still ran
+ * half-compiled code, at a quarter of its later rate), with CPU,
  * statements and transactions per episode and the ratio of the chain's step episodes per second to the
  * plain episodes per second (#34's target: ≥ 1.0, an instance at ≥ a third of the plain rate);</li>
  * <li><b>starts in lists</b>: the same number of instances started {@code bench.list-size} per request
@@ -75,6 +77,8 @@ public final class WorkflowBench {
     private static final int LIST_SIZE = Integer.getInteger("bench.list-size", 100);
     /** Instances of the 3-step chain measured against three times as many plain episodes (0: no chain phase). */
     private static final int CHAIN_INSTANCES = Integer.getInteger("bench.chain-instances", 1_000);
+    /** Plain POSTs before the chain phase's plain episodes are measured (#34's outside harness warmed up with 10,000). */
+    private static final int CHAIN_WARMUP_POSTS = Integer.getInteger("bench.chain-warmup-posts", 10_000);
     /**
      * Every statement of one phase ({@code latency} or {@code chain}) into the server's log with its duration, no parameters
      * (what a step's transaction waits on); none when unset.
@@ -229,15 +233,17 @@ public final class WorkflowBench {
     private static void chainPhase(OwnPostgres pg, HarnessDatabase db, ClusterNode node, String r, String mode,
             Map<String, List<Double>> figures) throws Exception {
         int episodes = 3 * CHAIN_INSTANCES;
-        // as many of each as measured first: the HTTP path of /events is cold after the DAG phases
-        // (its JIT compiles took most of a plain episode's CPU with a third of this)
-        postEvents(pg, db, node, "plainwarm" + r, episodes);
+        // the HTTP path of /events is cold after the DAG phases: with 3,000 POSTs first its JIT
+        // compiles still took a third of a plain episode's CPU and the rest ran half-compiled code at
+        // four times its later cost, so the plain rate was a quarter of itself and the ratio flattered
+        postEvents(pg, db, node, "plainwarm" + r, Math.max(episodes, CHAIN_WARMUP_POSTS));
         startConcurrently(node, "bench_chain", "chainwarm" + r, CHAIN_INSTANCES, CLIENTS);
         awaitCompleted(pg, db, "bench_chain", "chainwarm" + r, CHAIN_INSTANCES);
 
         ThroughputBench.Measure m = ThroughputBench.Measure.begin(pg, db, List.of(node));
         postEvents(pg, db, node, "plain" + r, episodes);
         ThroughputBench.Result plain = m.end(episodes, mode + ": plain episodes, one event per POST (" + CLIENTS + " clients)", figures);
+        ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
 
         m = ThroughputBench.Measure.begin(pg, db, List.of(node));
         logStatements(pg, "chain", true);
@@ -246,6 +252,7 @@ public final class WorkflowBench {
         logStatements(pg, "chain", false);
         ThroughputBench.Result chain = m.end(episodes, mode + ": 3-step chain, step episodes, one instance per POST ("
                 + CLIENTS + " clients)", figures);
+        ThroughputBench.topStatements(pg, db.name(), Integer.getInteger("bench.top-statements", 0));
         checkOneEpisodePerStep(pg, db, "bench_chain", "chain" + r, CHAIN_INSTANCES, 3);
         double ratio = chain.rate() / plain.rate();
         System.out.printf(Locale.ROOT, "[bench]   3-step chain: %.1f instances/s = %.0f step episodes/s = %.2f x the plain episodes'"
