@@ -2,6 +2,7 @@ package io.cyclium.store;
 
 import jakarta.persistence.EntityManager;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -397,8 +398,8 @@ public final class GroupCommit implements Tx {
         batch.forEach(Unit::committed);
     }
 
-    private static final java.util.Comparator<Unit<?>> BY_LOCK_ORDER = java.util.Comparator.comparing(u -> u.lockOrder,
-            java.util.Comparator.nullsFirst(java.util.Comparator.naturalOrder()));
+    private static final Comparator<Unit<?>> BY_LOCK_ORDER = Comparator.comparing(u -> u.lockOrder,
+            Comparator.nullsFirst(Comparator.naturalOrder()));
 
     /** One caller's work, waiting for its batch. */
     private static final class Unit<T> {

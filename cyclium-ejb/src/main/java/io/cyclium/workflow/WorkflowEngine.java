@@ -6,7 +6,9 @@ import jakarta.persistence.EntityManager;
 import io.cyclium.telemetry.SpanAttributes;
 import io.cyclium.episode.EpisodeFinished;
 import io.cyclium.problem.Problem;
+import io.cyclium.store.DatabaseVendor;
 import io.cyclium.store.DeadlockRetry;
+import io.cyclium.store.GroupCommit;
 import io.cyclium.store.RunAgain;
 import io.cyclium.store.Tx;
 import io.cyclium.telemetry.Telemetry;
@@ -130,7 +132,7 @@ public final class WorkflowEngine {
      * others back, which a shared transaction cannot do without failing everyone's writes).
      */
     public WorkflowEngine startsShareBatchesOf(Tx batch) {
-        this.startSeats = store.vendor() == io.cyclium.store.DatabaseVendor.POSTGRESQL ? batch : null;
+        this.startSeats = store.vendor() == DatabaseVendor.POSTGRESQL ? batch : null;
         return this;
     }
 
@@ -211,7 +213,7 @@ public final class WorkflowEngine {
         String[] refused = new String[1];
         List<InstanceRow> stored = new ArrayList<>();
         Function<EntityManager, Optional<Runnable>> work = em -> {
-            io.cyclium.store.GroupCommit.runsForReal(em, "a start's refusal is a real count, and its launch reads");
+            GroupCommit.runsForReal(em, "a start's refusal is a real count, and its launch reads");
             refused[0] = null; // a work may run more than once (a shared batch that failed runs it again alone)
             stored.clear();
             InCommit joined = new InCommit(em);
@@ -273,7 +275,7 @@ public final class WorkflowEngine {
 
     /** The instance {@code id}, when a run of its start that was not answered stored it. */
     private Optional<InstanceRow> landedEarlier(String id) {
-        return read(em -> queries.instances(em, List.of(id))).stream().findFirst();
+        return read(em -> queries.instance(em, id));
     }
 
     /** Thrown inside {@link #startAll}'s transaction to roll it back: one of its instances was refused. */
