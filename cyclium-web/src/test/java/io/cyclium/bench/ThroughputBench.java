@@ -215,16 +215,21 @@ public final class ThroughputBench {
     /** The build and round being run, for file names in {@code bench.node-jvm-options}. */
     private static volatile String runName = "run";
 
-    private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
-        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit();
-        TIMINGS.forEach(b::env);
-        // e.g. -Dbench.node-env=CYCLIUM_EPISODE_GROUP_COMMIT_WRITERS=1,CYCLIUM_EPISODE_EXECUTOR_THREADS=8
-        for (String pair : nodeEnv.trim().split(",")) {
+    /** {@code pairs} ({@code NAME=value,NAME=value}, as {@code bench.node-env} takes them) as the nodes' environment. */
+    static void nodeEnv(ClusterHarness.Builder b, String pairs) {
+        for (String pair : pairs.trim().split(",")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
                 b.env(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
             }
         }
+    }
+
+    private static ClusterHarness cluster(OwnPostgres pg, Path war, String... nodes) {
+        ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit();
+        TIMINGS.forEach(b::env);
+        // e.g. -Dbench.node-env=CYCLIUM_EPISODE_GROUP_COMMIT_WRITERS=1,CYCLIUM_EPISODE_EXECUTOR_THREADS=8
+        nodeEnv(b, nodeEnv);
         // e.g. -Dbench.node-jvm-options="-XX:StartFlightRecording=filename=/tmp/{run}.jfr,settings=profile":
         // {run} is the build's label, the round and the node set, so interleaved builds keep a recording each.
         // The harness ends its nodes with SIGKILL, which writes no recording: take it with

@@ -57,6 +57,8 @@ import java.util.Map;
  * after the commit, from the terminal event. {@code -Dbench.compare-war=<another build's Micro WAR>}
  * runs each round of each mode with that build too, on a node of its own, each build first in every
  * other round: its figures are labelled "before, …", and before/after come from one run.
+ * {@code -Dbench.node-env=NAME=value,…} sets the node's environment ({@code -Dbench.compare-node-env}
+ * the compared build's: given the same WAR twice, two settings compare in one run).
  *
  * <pre>mvn -q -B -o -pl cyclium-ejb,cyclium-web package -DskipTests dependency:build-classpath \
  *     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test
@@ -132,6 +134,11 @@ public final class WorkflowBench {
         ClusterHarness.Builder b = ClusterHarness.on(HarnessDatabase.Vendor.POSTGRESQL, pg.port()).war(war).fullJit().node("wf-a");
         ThroughputBench.TIMINGS.forEach(b::env); // production timings, not the harness's failover ones
         b.env("CYCLIUM_WORKFLOW_ADVANCE_IN_COMMIT", String.valueOf(advancing.equals("in-commit")));
+        // e.g. -Dbench.node-env=CYCLIUM_EPISODE_GROUP_COMMIT_WRITERS=2; the compared build takes
+        // bench.compare-node-env when given (the same WAR twice then compares two settings in one run)
+        ThroughputBench.nodeEnv(b, label.startsWith("before, ")
+                ? System.getProperty("bench.compare-node-env", System.getProperty("bench.node-env", ""))
+                : System.getProperty("bench.node-env", ""));
         try (ClusterHarness cluster = b.start()) {
             ClusterNode node = cluster.node("wf-a");
             HarnessDatabase db = cluster.database();
