@@ -54,6 +54,15 @@ import java.util.concurrent.Future;
 public final class ThroughputBench {
 
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+
+    /** What #34 asks of one node against db-scheduler in the same round (item 4), for {@link Targets}. */
+    static final List<Targets.Target> TARGETS = List.of(
+            Targets.Target.atLeast("CDI from 4 threads: rate ÷ db-scheduler's",
+                    ".*one node, CDI from 4 threads: rate ÷ db-scheduler's \\(same round\\)", 1.0),
+            Targets.Target.atMost("CDI from 4 threads: CPU per episode ÷ db-scheduler's",
+                    ".*one node, CDI from 4 threads: CPU/unit ÷ db-scheduler's \\(same round\\)", 1.5),
+            Targets.Target.atLeast("single-event POSTs: rate ÷ db-scheduler's",
+                    ".*one node, POST /events \\(\\d+ clients\\): rate ÷ db-scheduler's \\(same round\\)", 0.5));
     private static final int EVENTS = Integer.getInteger("bench.events", 20_000);
     private static final int WARMUP = Integer.getInteger("bench.warmup", 5_000);
     /** Episodes fired right before each CDI phase from that phase's number of threads (its own paths warm too). */
@@ -136,6 +145,7 @@ public final class ThroughputBench {
             dbScheduler.close();
         }
         BenchClients.printSummary(ROUNDS + " round(s), " + EVENTS + " events each", figures);
+        Targets.print("#34's targets for episodes (item 4) in this run", figures, TARGETS);
     }
 
     private static void warmUp(DbSchedulerReference dbScheduler) throws Exception {

@@ -95,6 +95,17 @@ public final class WorkflowBench {
     private WorkflowBench() {
     }
 
+    /** What #34 asks of workflows (items 1 and 6), for {@link Targets}: each build's and mode's figures are checked apart. */
+    static final List<Targets.Target> TARGETS = List.of(
+            Targets.Target.atLeast("3-step chain: step episodes/s ÷ plain episodes/s", ".*: 3-step chain step episodes/s / plain episodes/s", 1.0),
+            Targets.Target.atMost("3-step chain: statements per step", ".*: 3-step chain, step episodes, .*: statements/episode", 8),
+            Targets.Target.atMost("3-step chain: transactions per step", ".*: 3-step chain, step episodes, .*: transactions/episode", 1),
+            Targets.Target.atMost("6-step DAG: statements per step", ".*: statements per step", 8),
+            Targets.Target.atMost("6-step DAG: transactions per step", ".*: transactions per step", 1),
+            Targets.Target.atMost("advancement p50 (ms), at most 2 in flight", ".*: advancement latency p50 \\(ms\\)", 5),
+            Targets.Target.atMost("advancement p99 (ms), at most 2 in flight", ".*: advancement latency p99 \\(ms\\)", 50),
+            Targets.Target.atMost("idle node: statements/s", ".*: idle statements/s", 1));
+
     public static void main(String[] args) throws Exception {
         // label prefix → WAR: this build's, and optionally another build's (-Dbench.compare-war=<its Micro
         // WAR>), interleaved round by round, so a before/after ratio comes from one run on one machine state
@@ -126,6 +137,7 @@ public final class WorkflowBench {
             }
         }
         BenchClients.printSummary(ROUNDS + " round(s)", figures);
+        Targets.print("#34's targets for workflows in this run", figures, TARGETS);
     }
 
     /** One round of {@code war} advancing {@code advancing} (in-commit or after-commit); its figures under {@code label}. */
