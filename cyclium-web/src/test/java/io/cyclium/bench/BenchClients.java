@@ -43,13 +43,18 @@ final class BenchClients {
     }
 
     /** Median and spread (min–max) of each figure over the rounds. */
+    /** The median of {@code sorted} (ascending, not empty): the middle value, or the mean of the two middle ones. */
+    static double median(List<Double> sorted) {
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
     static void printSummary(String title, Map<String, List<Double>> figures) {
         System.out.println();
         System.out.println("[bench] summary over " + title + " (median, min–max):");
         figures.forEach((name, values) -> {
             List<Double> sorted = values.stream().sorted().toList();
-            double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+            double median = median(sorted);
             // ratios (around 1) need two decimals, rates and microseconds none to speak of
             String f = Math.abs(median) < 10 ? "%.2f" : "%.1f";
             System.out.printf(Locale.ROOT, "  %-60s %10" + f.substring(1) + "   (" + f + "–" + f + ")%n", name, median, sorted.get(0), sorted.get(sorted.size() - 1));

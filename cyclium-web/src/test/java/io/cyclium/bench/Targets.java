@@ -48,8 +48,7 @@ final class Targets {
                 }
                 any = true;
                 List<Double> sorted = e.getValue().stream().sorted().toList();
-                double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-                        : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+                double median = BenchClients.median(sorted);
                 double worst = t.atLeast() ? sorted.get(0) : sorted.get(sorted.size() - 1);
                 String outcome = t.holds(worst) ? "met" : t.holds(median) ? "median only" : "NOT met";
                 out.add(new Verdict(t, e.getKey(), median, worst, outcome));
